@@ -118,6 +118,18 @@ pub(super) struct Apply<'a, 't> {
     /// The last event the database's history held before this sync added the folder's
     /// (`SyncTx::last_event`): what the database knew of a feature before the sync.
     known_before: i64,
+    /// The superseded copies of named features this sync took from the folder (a carry's
+    /// copy arriving): where the feature stays live at the copy's revision, git's history
+    /// may say it was forgotten after that carry ([`Apply::forgotten_in_history`]).
+    copies_taken: Vec<Record>,
+}
+
+/// A live feature both sides hold at a revision its own carry moved it on from, once the
+/// sync's items are settled ([`Apply::forgotten_in_history`]): the feature, and where the
+/// carry took it.
+pub(super) struct LiveCarriedPast {
+    stated: Record,
+    onward: Record,
 }
 
 /// How far ahead of this machine's clock a folder version may be dated before the sync says
@@ -211,6 +223,7 @@ impl<'a, 't> Apply<'a, 't> {
             described: HashMap::new(),
             ahead: crate::time::format_millis(crate::time::now_millis() + CLOCK_SLACK_MS),
             known_before,
+            copies_taken: Vec::new(),
         }
     }
 
@@ -240,6 +253,13 @@ impl<'a, 't> Apply<'a, 't> {
         }
         if let Some(Item::Decision(d)) = file_item {
             self.verdicts_ahead(d, db_item);
+        }
+        if matches!(action, Action::ToDatabase | Action::KeepFolder)
+            && let Some(Item::Record(copy)) = file_item
+            && copy.superseded.is_some()
+            && copy.name.is_some()
+        {
+            self.copies_taken.push(copy.clone());
         }
         match action {
             Action::InSync => match (&e.db, db_item) {
@@ -487,6 +507,112 @@ impl<'a, 't> Apply<'a, 't> {
                     self.write_file(db)?;
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// The live features this sync leaves held on both sides at the revision a superseded copy
+    /// it took from the folder says a carry of that very feature (its id) moved it on from:
+    /// the copy's key held by a live feature at the copy's revision, under the id the copy
+    /// derives from ([`Record::snapshot_id`]), which the sync neither deletes nor carried on
+    /// from the copy's onward revision. Rare (a statement git's merge kept against the
+    /// deletion of the carried feature, or a driver that could not read the copy kept over
+    /// the carry): only these are asked of git ([`Apply::forgotten_in_history`]).
+    pub(super) fn live_carried_past(&mut self) -> Result<Vec<LiveCarriedPast>> {
+        let mut found = Vec::new();
+        let mut seen = BTreeSet::new();
+        for copy in std::mem::take(&mut self.copies_taken) {
+            let probe = Record {
+                superseded: None,
+                ..copy.clone()
+            };
+            let Some(stated) = self.tx.record_holder(&probe)? else {
+                continue;
+            };
+            let key = (ItemKind::Record, stated.id.clone());
+            if stated.artifact.revision != copy.artifact.revision
+                || Record::snapshot_id(&stated.id, &stated.artifact.revision) != copy.id
+                || self.rows.get(&key) == Some(&RowOp::Delete)
+                || self.files.get(&key) == Some(&FileOp::Delete)
+                || !seen.insert(stated.id.clone())
+            {
+                continue;
+            }
+            let Some(onward) = self.carried_on(&stated)? else {
+                continue;
+            };
+            // A carry back from where the copy says the feature went is that carry.
+            if stated
+                .carried
+                .as_ref()
+                .is_some_and(|c| c.from == onward.artifact.revision)
+            {
+                continue;
+            }
+            found.push(LiveCarriedPast { stated, onward });
+        }
+        Ok(found)
+    }
+
+    /// Settles each of `found` ([`Apply::live_carried_past`]) that the folder's git history
+    /// says was forgotten after the carry: the last commit that deleted the feature's file
+    /// held its superseded copy at this revision (the deleting clone knew the carry), and no
+    /// commit since held the feature live at another revision (brought back where its review
+    /// went on). git's modify/delete handed the statement's file to the user, who kept it (as
+    /// for any edit against a deletion), and both sides now hold the feature where the carry
+    /// moved it on from. As when the file is gone ([`Apply::forgotten_after_the_carry`]): the
+    /// statement is what that revision says of it, and the forget stands, in every clone
+    /// (the clone that forgot it may no longer know it did: a backup from before the carry
+    /// restored). Without git, or when git never deleted the file there (a merge driver that
+    /// could not read the copy kept the statement over the live carry), nothing changes: the
+    /// carrying clone's next sync settles it.
+    pub(super) fn forgotten_in_history(
+        &mut self,
+        found: Vec<LiveCarriedPast>,
+        objects: &super::git::Objects,
+        schemas: &super::line::Schemas,
+    ) -> Result<()> {
+        let record = |bytes: &[u8]| match super::line::parse_item(bytes, schemas) {
+            Ok(Item::Record(r)) => Some(r),
+            _ => None,
+        };
+        for LiveCarriedPast { stated, onward } in found {
+            let id = stated.id.as_str();
+            let rev = &stated.artifact.revision;
+            let copy_id = Record::snapshot_id(id, rev);
+            let dir = ItemKind::Record.dir();
+            let Some(deleted) = objects.last_deletion(
+                &format!("{dir}/{id}.json"),
+                &format!("{dir}/{copy_id}.json"),
+            ) else {
+                continue;
+            };
+            let knew_carry = record(&deleted.beside)
+                .is_some_and(|c| c.id == copy_id && stated.carried_by(&c).is_some());
+            let was_it = record(&deleted.before).is_some_and(|b| b.id == stated.id);
+            let lived_on = deleted.since.iter().any(|v| {
+                record(v).is_some_and(|r| {
+                    r.id == stated.id && r.superseded.is_none() && r.artifact.revision != *rev
+                })
+            });
+            if !knew_carry || !was_it || lived_on {
+                continue;
+            }
+            let commit = deleted.commit.get(..12).unwrap_or(&deleted.commit);
+            self.counts.conflicts.push(format!(
+                "record {id}: the folder and the database hold it at revision {rev}, which a \
+                 carry moved it on from, and the folder's git history says it was forgotten \
+                 after the carry (commit {commit} deleted its file; a merge kept the file \
+                 against that); \
+                 kept the statement as what revision {rev} says of it (superseded), and the \
+                 feature forgotten (to have it again, remember it where its review stands: \
+                 revision {}, or where that was carried on to; its saved version imports as \
+                 that copy)",
+                onward.artifact.revision
+            ));
+            self.keep_stayed(&stated, &onward)?;
+            self.delete_item(ItemKind::Record, id)?;
+            self.delete_file(ItemKind::Record, id)?;
         }
         Ok(())
     }

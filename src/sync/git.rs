@@ -607,8 +607,28 @@ pub(super) fn replaying(dir: &Path) -> bool {
 /// when git cannot answer.
 pub(super) struct Objects {
     top: PathBuf,
+    /// The folder's path from `top` (`None`: outside the work tree git found).
+    rel: Option<PathBuf>,
     sha256: bool,
 }
+
+/// What the folder's git history says of the last deletion of an item's file
+/// ([`Objects::last_deletion`]): the texts git holds, read by the caller.
+pub(super) struct Deletion {
+    /// The deleting commit (hex), as a message names it.
+    pub(super) commit: String,
+    /// The file as the deleting commit's parent held it.
+    pub(super) before: Vec<u8>,
+    /// The other file asked of (a superseded copy) in the deleting commit's tree.
+    pub(super) beside: Vec<u8>,
+    /// The file in each commit since (descending from the deletion, up to `HEAD` and a merge
+    /// in progress) that changed it and holds it.
+    pub(super) since: Vec<Vec<u8>>,
+}
+
+/// How many commits since a deletion [`Objects::last_deletion`] reads the file of: more, and
+/// git's history of it is not asked (the sync does as it would without git).
+const SINCE_READ: usize = 64;
 
 impl Objects {
     pub(super) fn of(folder: &Path) -> Option<Objects> {
@@ -648,7 +668,11 @@ impl Objects {
         };
         let args = os(&["config", "--get", "extensions.partialClone"], None);
         match git(&top, &args, b"", &[0, 1])? {
-            Some(v) if v.iter().all(u8::is_ascii_whitespace) => Ok(Some(Objects { top, sha256 })),
+            Some(v) if v.iter().all(u8::is_ascii_whitespace) => Ok(Some(Objects {
+                rel: folder.strip_prefix(&top).ok().map(Path::to_path_buf),
+                top,
+                sha256,
+            })),
             _ => Ok(None),
         }
     }
@@ -690,6 +714,125 @@ impl Objects {
             .map(|(h, _)| *h)
             .collect()
     }
+}
+
+impl Objects {
+    /// The last commit of the folder's history (from `HEAD`, and `MERGE_HEAD` while a merge
+    /// is being concluded) that deleted the folder's file `file` (`records/<id>.json`), merge
+    /// commits aside (one that drops the file takes a deletion made on a side), with that file
+    /// as its parent held it, the folder's file `beside` in the deleting commit's tree, and
+    /// `file` in each commit since that changed it. `None` when git never deleted it there,
+    /// when the deleting commit's tree or parent lacks the files, or when git cannot say (no
+    /// git, an error, more than [`SINCE_READ`] commits since, a blob larger than an item file
+    /// may be). Asked only of the rare feature a sync finds live at a revision its own carry
+    /// moved it on from.
+    pub(super) fn last_deletion(&self, file: &str, beside: &str) -> Option<Deletion> {
+        // git's path: `/` between the names, from the top.
+        let mut names = Vec::new();
+        for part in self.rel.as_ref()? {
+            names.push(part.to_str()?);
+        }
+        let path = |name: &str| {
+            let mut p = names.join("/");
+            if !p.is_empty() {
+                p.push('/');
+            }
+            p + name
+        };
+        let (file, beside) = (path(file), path(beside));
+        if [&file, &beside].iter().any(|p| p.contains('\n')) {
+            return None;
+        }
+        let ask = |args: &[&str], stdin: &[u8]| match git(&self.top, &os(args, None), stdin, &[0]) {
+            Ok(out) => out,
+            Err(e) => {
+                log::debug!("sync: cannot ask git when it deleted {file}: {e}");
+                None
+            }
+        };
+        let mut heads = vec!["HEAD"];
+        if ask(&["rev-parse", "-q", "--verify", "MERGE_HEAD^{commit}"], b"").is_some() {
+            heads.push("MERGE_HEAD");
+        }
+        let spec = format!(":(literal){file}");
+        let mut args = vec![
+            "log",
+            "--full-history",
+            "--no-merges",
+            // A carry's copy added beside the deleted file is no rename of it.
+            "--no-renames",
+            "--diff-filter=D",
+            "-1",
+            "--format=%H",
+        ];
+        args.extend(&heads);
+        args.extend(["--", &spec]);
+        let out = ask(&args, b"")?;
+        let commit = String::from_utf8(out).ok()?.trim().to_string();
+        if commit.is_empty() || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        let not = format!("^{commit}");
+        let mut args = vec!["rev-list", "--full-history", "--ancestry-path", &not];
+        args.extend(&heads);
+        args.extend(["--", &spec]);
+        let out = ask(&args, b"")?;
+        let since: Vec<&str> = std::str::from_utf8(&out).ok()?.split_whitespace().collect();
+        if since.len() > SINCE_READ {
+            return None;
+        }
+        let mut input = format!("{commit}^:{file}\n{commit}:{beside}\n");
+        for c in &since {
+            input.push_str(&format!("{c}:{file}\n"));
+        }
+        // Sizes first: a blob no item file could be is not read.
+        let sizes = ask(&["cat-file", "--batch-check"], input.as_bytes())?;
+        let too_large = String::from_utf8_lossy(&sizes).lines().any(|l| {
+            l.rsplit(' ')
+                .next()
+                .and_then(|n| n.parse::<u64>().ok())
+                .is_some_and(|n| n > super::folder::MAX_FILE_BYTES)
+        });
+        if too_large {
+            return None;
+        }
+        let out = ask(&["cat-file", "--batch"], input.as_bytes())?;
+        let mut blobs = batch_blobs(&out)?.into_iter();
+        let before = blobs.next()??;
+        let beside = blobs.next()??;
+        Some(Deletion {
+            commit,
+            before,
+            beside,
+            since: blobs.flatten().collect(),
+        })
+    }
+}
+
+/// The objects `git cat-file --batch` printed, in order: a blob's bytes, `None` for a name it
+/// found nothing at (or not a blob); `None` when the output is not that.
+fn batch_blobs(mut out: &[u8]) -> Option<Vec<Option<Vec<u8>>>> {
+    let mut blobs = Vec::new();
+    while !out.is_empty() {
+        let end = out.iter().position(|b| *b == b'\n')?;
+        let header = std::str::from_utf8(out.get(..end)?).ok()?;
+        out = out.get(end + 1..)?;
+        // `<object> <type> <size>` and the object's bytes; else `<name> missing` (the name as
+        // given, which may hold spaces), `<name> ambiguous`.
+        let fields: Vec<&str> = header.splitn(3, ' ').collect();
+        match fields[..] {
+            [object, kind, size]
+                if object.bytes().all(|b| b.is_ascii_hexdigit())
+                    && let Ok(size) = size.parse::<usize>() =>
+            {
+                let body = out.get(..size)?;
+                blobs.push((kind == "blob").then(|| body.to_vec()));
+                out = out.get(size + 1..)?;
+            }
+            _ => blobs.push(None),
+        }
+    }
+    Some(blobs)
 }
 
 /// The id git gives a blob of `bytes` (`git hash-object`), in hex.
@@ -954,5 +1097,24 @@ mod tests {
         let crlf = [(h1, o.id(held, true)), (h2, o.id(never, true))];
         assert_eq!(o.unheld(&crlf), vec![h2]);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `git cat-file --batch` output read back in order: a blob's bytes (a newline in them
+    /// kept), nothing for a name git found nothing at (a path with spaces too), and a cut-off
+    /// output is no answer.
+    #[test]
+    fn batch_output_is_read_object_by_object() {
+        let oid = "0123456789abcdef0123456789abcdef01234567";
+        let out = format!(
+            "{oid} blob 4\na\nb\n\nHEAD^:my review/records/x.json missing\n{oid} tree 0\n\n"
+        );
+        assert_eq!(
+            super::batch_blobs(out.as_bytes()),
+            Some(vec![Some(b"a\nb\n".to_vec()), None, None])
+        );
+        assert_eq!(
+            super::batch_blobs(format!("{oid} blob 9\nab").as_bytes()),
+            None
+        );
     }
 }

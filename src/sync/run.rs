@@ -457,6 +457,15 @@ pub fn run(
             }
         }
     }
+    // A feature both sides hold at a revision its own carry moved it on from, whose file git
+    // deleted after that carry (forgotten there; a merge kept the file against it): asked of
+    // git only for these, which are rare.
+    let live_carried_past = sync.live_carried_past()?;
+    if !live_carried_past.is_empty()
+        && let Some(o) = objects.get_or_insert_with(|| super::git::Objects::of(&folder))
+    {
+        sync.forgotten_in_history(live_carried_past, o, &schemas)?;
+    }
     // A decision live here whose history the folder's events ended (a teammate forgot it)
     // goes on, whatever this sync did with its file (kept against the deletion, or written:
     // new to the folder, as an import from the teammate's export makes it), as `import`

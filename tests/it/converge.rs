@@ -4583,17 +4583,20 @@ fn seed12227_a_verdict_synced_into_a_lost_commit_is_kept_by_the_restored_backup(
     run(&ops).map(drop)
 }
 
-/// Known defect, not yet analysed (found by the sweep at the end of the session of 2026-12-06;
-/// seed 12563 at 200 operations, minimised to these 13; it fails alike on the build the
-/// session started from, so no change of that session made it): "carried feature … moved back
-/// to revision 1". Clone 0 backs up its database while it holds "chamfer" at revision 1 (synced
-/// from clone 1), then carries 1 to 2 and forgets "chamfer" at 2 and syncs; clone 1 states
-/// "chamfer" at 0, carries 0 to 1, commits and syncs; clone 0 then restores the backup taken
-/// before its carry. After the final syncs a clone holds the carried feature live at 1.
-/// To analyse: whether the restored database's sync (its base at 1, the folder's carry and
-/// forget after it) or the model is wrong.
+/// Regression (seed 12563 at 200 operations, minimised to these 13): clone 0 backs up its
+/// database while it holds "chamfer" at revision 1 (synced from clone 1), carries 1 to 2,
+/// forgets "chamfer" at 2 and syncs (the feature's file deleted, its copy at 1 added); clone 1
+/// states "chamfer" at 0, carries 0 to 1 (the feature back at 1, its id kept), commits and
+/// syncs: its pull stops on modify/delete (or git pairs the deleted file with the copy as a
+/// rename, and the driver gives the statement back its own file) and the file is kept, so
+/// both sides of its sync held the feature live at 1, unchanged since its base, and sync kept
+/// it. Clone 0 then restores the backup from before its carry, which no longer knows it
+/// forgot the feature, takes clone 1's later version at 1, and the feature ended live at the
+/// revision it was carried from. Clone 1's sync now asks git when the arriving copy at 1 says
+/// its live feature there was carried on: the last commit that deleted the feature's file held
+/// that copy (forgotten after the carry), so the statement is what revision 1 says of it, and
+/// the forget stands (docs/command-line.md, "A carried feature stated again where it was").
 #[test]
-#[ignore = "known defect: after a restore, a carried and then forgotten feature comes back at the revision it was carried from (seed 12563)"]
 fn seed12563_a_restore_from_before_a_carry_does_not_move_the_feature_back() -> anyhow::Result<()> {
     use Op::*;
     let ops = vec![

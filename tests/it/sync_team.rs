@@ -111,11 +111,16 @@ impl Engineer {
     }
 
     fn remember(&mut self, name: &str, note: &str) -> anyhow::Result<Value> {
+        self.remember_at(&art(), name, note)
+    }
+
+    /// [`Engineer::remember`] at `artifact`.
+    fn remember_at(&mut self, artifact: &Value, name: &str, note: &str) -> anyhow::Result<Value> {
         let v = self
             .server
             .call(
                 "remember",
-                json!({"artifact": art(), "name": name, "note": note, "entity_ids": []}),
+                json!({"artifact": artifact, "name": name, "note": note, "entity_ids": []}),
             )?
             .ok()?;
         Ok(v["record"].clone())
@@ -1748,6 +1753,231 @@ fn sync_team_a_statement_squash_merged_over_a_second_carry_stays_at_its_revision
                 && note_at(&text, "bore", rc, false).as_deref() == Some("ream to size")
                 && note_at(&text, "bore", rb, true).as_deref() == Some("bob: ream and deburr"),
             "{what}: the carry at C and bob's statement at B: {said}{text}"
+        );
+    }
+    Ok(())
+}
+
+/// Alice and Bob share "chamfer" at A (Alice's, published, synced by Bob); then Alice
+/// carries A on to B and forgets the feature at B (`forget_at_b`; else states it at B, the
+/// carry's mark gone) and publishes, while Bob,
+/// who has not pulled, states it again at A ("bob: break the edge"), syncs and commits. Bob
+/// then pulls (`rebase`: `git pull --rebase`; `renames`: git's rename pairing on, as it is by
+/// default, else `-X find-renames=100%`); a stop on a conflict git leaves to the user
+/// (modify/delete: his edit of the file Alice's forget deleted) is settled as the docs say:
+/// keep the file (`git add`), commit (or `git rebase --continue`). Returns the two, Bob's
+/// pull done and not yet synced, and what git said when the pull stopped (empty: it did not).
+fn a_statement_at_a_pulled_over_a_carry(
+    root: &Path,
+    forget_at_b: bool,
+    rebase: bool,
+    renames: bool,
+    driver_reads_copy: bool,
+) -> anyhow::Result<(Engineer, Engineer, String)> {
+    let (bare, mut a) = team_repository(root)?;
+    a.remember("chamfer", "0.5 x 45")?;
+    a.publish("alice: chamfer at A")?;
+    let mut b = Engineer::start(root, &bare, "bob")?;
+    b.sync()?;
+    let (rev_b, _) = revisions_b_and_c();
+    carry(&mut a, &art(), &rev_b)?;
+    if forget_at_b {
+        let forgot = a
+            .server
+            .call("forget", json!({"artifact": rev_b, "name": "chamfer"}))?
+            .ok()?;
+        ensure!(
+            forgot["deleted"] == 1,
+            "alice forgot chamfer at B: {forgot}"
+        );
+    } else {
+        // Stated at B after the carry: the carry's mark is gone.
+        a.remember_at(&rev_b, "chamfer", "at B: 0.5 x 45")?;
+    }
+    a.publish("alice: carried to B")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    b.remember("chamfer", "bob: break the edge")?;
+    b.sync()?;
+    b.commit("bob: chamfer at A")?;
+    if !driver_reads_copy {
+        // A driver line without `%P`: it cannot look for the carry's copy beside the file.
+        let line = format!("{} merge-file %O %A %B", binary().display());
+        git_ok(&b.clone, &["config", "merge.review.driver", &line])?;
+    }
+    let how = if rebase { "--rebase" } else { "--no-edit" };
+    let mut pull = vec!["pull", "-q", how];
+    if !renames {
+        // git pairs the deleted file with the carry's copy added beside it as a rename (the
+        // merge driver then gives the statement back its own file); without, modify/delete.
+        pull.extend(["-X", "find-renames=100%"]);
+    }
+    pull.extend(["origin", "main"]);
+    let pulled = git(&b.clone, &pull)?;
+    let mut stopped = String::new();
+    if !pulled.status.success() {
+        let status = git_ok(&b.clone, &["status", "--porcelain"])?;
+        stopped = format!(
+            "{}{}{status}",
+            String::from_utf8_lossy(&pulled.stdout),
+            String::from_utf8_lossy(&pulled.stderr)
+        );
+        let mut kept = 0;
+        for line in status.lines() {
+            let (code, path) = line.split_at(3);
+            match code.trim() {
+                // Keep the file, as the docs say.
+                "UD" | "DU" => git_ok(&b.clone, &["add", "--", path.trim()])?,
+                "A" | "M" | "D" => continue,
+                _ => bail!("only modify/delete stops the pull: {stopped}"),
+            };
+            kept += 1;
+        }
+        ensure!(kept > 0, "the pull stopped on modify/delete: {stopped}");
+        match rebase {
+            true => git_ok(
+                &b.clone,
+                &["-c", "core.editor=true", "rebase", "--continue"],
+            )?,
+            false => git_ok(&b.clone, &["commit", "-q", "--no-edit"])?,
+        };
+    }
+    Ok((a, b, stopped))
+}
+
+/// The live "chamfer" records of an export's or a folder's lines (`None`: every one), with
+/// their revision and note.
+fn chamfers(text: &str, live: Option<bool>) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|v| v["record"].clone())
+        .filter(|r| r["name"] == "chamfer")
+        .filter(|r| live.is_none_or(|l| r.get("superseded").is_none_or(Value::is_null) == l))
+        .map(|r| {
+            (
+                r["artifact"]["revision"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .into(),
+                r["note"].as_str().unwrap_or_default().into(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Regression (converge::seed12563_a_restore_from_before_a_carry_does_not_move_the_feature_back):
+/// Alice carried "chamfer" from A to B and forgot it at B; Bob, unaware, stated it again at A
+/// and committed; his pull stopped on modify/delete and he kept his file, as the docs say.
+/// Both sides of his sync then held the feature live at A, unchanged since his last sync, and
+/// sync kept it there though the team's history says it was carried on and forgotten (and
+/// Alice, restoring a backup from before her carry, would take it back at A). Bob's sync now
+/// reads git's history (the commit that deleted the file held the carry's copy at A):
+/// forgotten after the carry, his statement is what A says of it, in A's copy, and the team
+/// converges on that. Played with a merge, a rebase, and a merge that pairs no renames (the
+/// pull stops on modify/delete; else the driver gives the statement back its own file).
+#[test]
+fn sync_team_a_statement_kept_against_a_forget_after_the_carry_is_what_a_says() -> anyhow::Result<()>
+{
+    for (rebase, renames) in [(false, true), (true, true), (false, false)] {
+        let root = TempDir::new("sync-team-forgotten-after-carry")?;
+        let (mut a, mut b, stopped) =
+            a_statement_at_a_pulled_over_a_carry(root.path(), true, rebase, renames, true)?;
+        ensure!(
+            renames || stopped.contains("modify/delete"),
+            "without renames the pull stops on modify/delete: {stopped}"
+        );
+        let said = b.sync()?;
+        let Some(ra) = art()["revision"].as_str().map(str::to_string) else {
+            bail!("no revision");
+        };
+        let statement = vec![(ra.clone(), "bob: break the edge".to_string())];
+        for (what, text) in [
+            ("bob's folder", folder_lines(&b)?),
+            ("bob's database", b.export()?),
+        ] {
+            ensure!(
+                chamfers(&text, Some(true)).is_empty() && chamfers(&text, Some(false)) == statement,
+                "rebase {rebase}, renames {renames}: {what}: chamfer forgotten, bob's statement in A's copy \
+                 (pull: {stopped}): {said}{text}"
+            );
+        }
+        ensure!(
+            said.lines().any(|l| l.contains("forgotten after the carry")
+                && l.contains("git history")
+                && l.contains("to have it again, remember it where its review stands")),
+            "rebase {rebase}, renames {renames}: bob's sync says why: {said}"
+        );
+        b.commit("bob: settled")?;
+        git_ok(&b.clone, &["push", "-q", "origin", "HEAD:main"])?;
+        a.pull()?;
+        let said_a = a.sync()?;
+        let again = b.sync()?;
+        ensure!(
+            again.contains("imported into the database: 0 ")
+                && again.contains("written to the folder: 0 "),
+            "rebase {rebase}, renames {renames}: bob's next sync has nothing to do: {again}"
+        );
+        let items = |e: &Engineer| -> anyhow::Result<Vec<(String, String)>> {
+            Ok(chamfers(&e.export()?, None))
+        };
+        ensure!(
+            items(&a)? == statement && items(&b)? == statement,
+            "rebase {rebase}, renames {renames}: one state in both (pull: {stopped}): {said_a}{:?} {:?}",
+            items(&a)?,
+            items(&b)?
+        );
+    }
+    Ok(())
+}
+
+/// What the fix of [`sync_team_a_statement_kept_against_a_forget_after_the_carry_is_what_a_says`]
+/// must leave alone: Alice carried "chamfer" on to B and stated it there (the carry's mark
+/// gone), and did not forget it; Bob's merge driver (a line without `%P`) cannot read the
+/// carry's copy and keeps his later statement at A over hers. Bob's sync finds the feature live at A beside the copy that says A was carried
+/// past, but git never deleted its file: it is not forgotten, and stays (Alice holds it at B);
+/// Alice's next sync keeps the carry, and Bob's statement as what A says of it.
+#[test]
+fn sync_team_a_statement_a_driver_kept_over_a_live_carry_is_not_forgotten() -> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-carry-driver-without-copy")?;
+    let (mut a, mut b, stopped) =
+        a_statement_at_a_pulled_over_a_carry(root.path(), false, false, true, false)?;
+    ensure!(stopped.is_empty(), "the driver settled the pull: {stopped}");
+    let (Some(ra), Some(rb)) = (
+        art()["revision"].as_str().map(str::to_string),
+        revisions_b_and_c().0["revision"]
+            .as_str()
+            .map(str::to_string),
+    ) else {
+        bail!("no revisions");
+    };
+    let said = b.sync()?;
+    ensure!(
+        !said.contains("forgotten after the carry"),
+        "nothing forgotten: {said}"
+    );
+    let text = b.export()?;
+    ensure!(
+        chamfers(&text, Some(true)) == vec![(ra.clone(), "bob: break the edge".to_string())],
+        "bob's database still holds chamfer live (the driver kept his statement): {said}{text}"
+    );
+    b.commit("bob: synced")?;
+    git_ok(&b.clone, &["push", "-q", "origin", "HEAD:main"])?;
+    a.pull()?;
+    let said_a = a.sync()?;
+    a.commit("alice: settled")?;
+    git_ok(&a.clone, &["push", "-q", "origin", "HEAD:main"])?;
+    b.pull()?;
+    b.sync()?;
+    for e in [&a, &b] {
+        let text = e.export()?;
+        ensure!(
+            chamfers(&text, Some(true)) == vec![(rb.clone(), "at B: 0.5 x 45".to_string())]
+                && chamfers(&text, Some(false))
+                    == vec![(ra.clone(), "bob: break the edge".to_string())],
+            "{}: the carry at B stands, bob's statement is what A says: {said_a}{text}",
+            e.db.display()
         );
     }
     Ok(())
