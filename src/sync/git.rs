@@ -619,8 +619,9 @@ pub(super) struct Deletion {
     pub(super) commit: String,
     /// The file as the deleting commit's parent held it.
     pub(super) before: Vec<u8>,
-    /// The other file asked of (a superseded copy) in the deleting commit's tree.
-    pub(super) beside: Vec<u8>,
+    /// The other files asked of (a superseded copy, the carry's event files) in the deleting
+    /// commit's tree, in the order asked: `None` for one it did not hold.
+    pub(super) beside: Vec<Option<Vec<u8>>>,
     /// The file in each commit since (descending from the deletion, up to `HEAD` and a merge
     /// in progress) that changed it and holds it.
     pub(super) since: Vec<Vec<u8>>,
@@ -720,13 +721,13 @@ impl Objects {
     /// The last commit of the folder's history (from `HEAD`, and `MERGE_HEAD` while a merge
     /// is being concluded) that deleted the folder's file `file` (`records/<id>.json`), merge
     /// commits aside (one that drops the file takes a deletion made on a side), with that file
-    /// as its parent held it, the folder's file `beside` in the deleting commit's tree, and
-    /// `file` in each commit since that changed it. `None` when git never deleted it there,
-    /// when the deleting commit's tree or parent lacks the files, or when git cannot say (no
+    /// as its parent held it, the folder's files `beside` in the deleting commit's tree (each
+    /// when held), and `file` in each commit since that changed it. `None` when git never
+    /// deleted it there, when the deleting commit's parent lacks it, or when git cannot say (no
     /// git, an error, more than [`SINCE_READ`] commits since, a blob larger than an item file
     /// may be). Asked only of the rare feature a sync finds live at a revision its own carry
     /// moved it on from.
-    pub(super) fn last_deletion(&self, file: &str, beside: &str) -> Option<Deletion> {
+    pub(super) fn last_deletion(&self, file: &str, beside: &[String]) -> Option<Deletion> {
         // git's path: `/` between the names, from the top.
         let mut names = Vec::new();
         for part in self.rel.as_ref()? {
@@ -739,8 +740,9 @@ impl Objects {
             }
             p + name
         };
-        let (file, beside) = (path(file), path(beside));
-        if [&file, &beside].iter().any(|p| p.contains('\n')) {
+        let file = path(file);
+        let beside: Vec<String> = beside.iter().map(|b| path(b)).collect();
+        if beside.iter().chain([&file]).any(|p| p.contains('\n')) {
             return None;
         }
         let ask = |args: &[&str], stdin: &[u8]| match git(&self.top, &os(args, None), stdin, &[0]) {
@@ -781,7 +783,10 @@ impl Objects {
         if since.len() > SINCE_READ {
             return None;
         }
-        let mut input = format!("{commit}^:{file}\n{commit}:{beside}\n");
+        let mut input = format!("{commit}^:{file}\n");
+        for b in &beside {
+            input.push_str(&format!("{commit}:{b}\n"));
+        }
         for c in &since {
             input.push_str(&format!("{c}:{file}\n"));
         }
@@ -799,7 +804,7 @@ impl Objects {
         let out = ask(&["cat-file", "--batch"], input.as_bytes())?;
         let mut blobs = batch_blobs(&out)?.into_iter();
         let before = blobs.next()??;
-        let beside = blobs.next()??;
+        let beside = blobs.by_ref().take(beside.len()).collect();
         Some(Deletion {
             commit,
             before,
