@@ -592,17 +592,23 @@ impl<'a, 't> Apply<'a, 't> {
             Ok(Item::Record(r)) => Some(r),
             _ => None,
         };
-        for LiveCarriedPast { stated, onward } in found {
-            let id = stated.id.as_str();
-            let rev = &stated.artifact.revision;
-            let copy_id = Record::snapshot_id(id, rev);
-            let dir = ItemKind::Record.dir();
+        let dir = ItemKind::Record.dir();
+        let mut asks = Vec::new();
+        for LiveCarriedPast { stated, .. } in &found {
+            let (id, rev) = (stated.id.as_str(), &stated.artifact.revision);
             // What says the deleting clone knew the carry: the copy, or the carry's event.
-            let mut beside = vec![format!("{dir}/{copy_id}.json")];
+            let mut beside = vec![format!("{dir}/{}.json", Record::snapshot_id(id, rev))];
             for e in self.tx.feature_carried_events(id, rev)? {
                 beside.push(format!("{}/{e}.json", super::history::HISTORY_DIR));
             }
-            let Some(deleted) = objects.last_deletion(&format!("{dir}/{id}.json"), &beside) else {
+            asks.push((format!("{dir}/{id}.json"), beside));
+        }
+        let deletions = objects.last_deletions(&asks);
+        for (LiveCarriedPast { stated, onward }, deleted) in found.into_iter().zip(deletions) {
+            let id = stated.id.as_str();
+            let rev = &stated.artifact.revision;
+            let copy_id = Record::snapshot_id(id, rev);
+            let Some(deleted) = deleted else {
                 continue;
             };
             let mut held = deleted.beside.iter();
