@@ -613,7 +613,7 @@ pub(super) struct Objects {
 }
 
 /// What the folder's git history says of the last deletion of an item's file
-/// ([`Objects::last_deletion`]): the texts git holds, read by the caller.
+/// ([`Objects::last_deletions`]): the texts git holds, read by the caller.
 pub(super) struct Deletion {
     /// The deleting commit (hex), as a message names it.
     pub(super) commit: String,
@@ -627,7 +627,7 @@ pub(super) struct Deletion {
     pub(super) since: Vec<Vec<u8>>,
 }
 
-/// How many commits since a deletion [`Objects::last_deletion`] reads the file of: more, and
+/// How many commits since a deletion [`Objects::last_deletions`] reads the file of: more, and
 /// git's history of it is not asked (the sync does as it would without git).
 const SINCE_READ: usize = 64;
 
