@@ -450,6 +450,50 @@ pub(super) fn feature_carried_on(
         .optional()?)
 }
 
+/// The features (id, and the revision carried from) a `carried` event the history received
+/// after the event `seq` moved on: what a sync's arriving events say was carried (its
+/// copy may be gone: forgotten, or never written to the folder). By `seq`, the events a sync
+/// added ([`last_event`] before it).
+pub(super) fn features_carried_after(
+    tx: &Transaction<'_>,
+    seq: i64,
+) -> Result<Vec<(String, String)>, StoreError> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT DISTINCT e.of, e.revision FROM events e, json_each(e.body, '$.changes') c \
+         WHERE e.seq > ?1 AND json_extract(e.body, '$.kind') = 'carried' \
+         AND json_extract(c.value, '$.field') = 'revision' \
+         AND json_extract(c.value, '$.from') = e.revision \
+         AND json_type(c.value, '$.to') = 'text' \
+         AND NOT EXISTS (SELECT 1 FROM json_each(e.body, '$.changes') d \
+           WHERE json_extract(d.value, '$.field') = 'decision')",
+    )?;
+    let rows = stmt.query_map(params![seq], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The ids of every `carried` event of the feature `of` (a record's id) from `revision`, as
+/// [`feature_carried_on`] finds the first: the files (`history/<id>.json`) a folder holds once
+/// a clone that knew the carry synced.
+pub(super) fn feature_carried_events(
+    tx: &Transaction<'_>,
+    of: &str,
+    revision: &str,
+) -> Result<Vec<String>, StoreError> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT DISTINCT e.id FROM events e INDEXED BY events_of, \
+         json_each(e.body, '$.changes') c \
+         WHERE e.of = ?1 AND e.revision = ?2 \
+         AND json_extract(e.body, '$.kind') = 'carried' \
+         AND json_extract(c.value, '$.field') = 'revision' \
+         AND json_extract(c.value, '$.from') = ?2 \
+         AND json_type(c.value, '$.to') = 'text' \
+         AND NOT EXISTS (SELECT 1 FROM json_each(e.body, '$.changes') d \
+           WHERE json_extract(d.value, '$.field') = 'decision')",
+    )?;
+    let rows = stmt.query_map(params![of, revision], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 /// The last event the history holds (its `seq`; 0 when it holds none): the events a sync
 /// then adds come after it.
 pub(super) fn last_event(tx: &Transaction<'_>) -> Result<i64, StoreError> {

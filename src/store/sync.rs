@@ -579,6 +579,21 @@ impl<'a> SyncTx<'a> {
         super::history::item_known_by(&self.tx, id, seq)
     }
 
+    /// The features (id, revision carried from) a `carried` event received after the event
+    /// `seq` (what [`SyncTx::last_event`] said before the sync added the folder's) moved on.
+    pub fn features_carried_after(&self, seq: i64) -> Result<Vec<(String, String)>, StoreError> {
+        super::history::features_carried_after(&self.tx, seq)
+    }
+
+    /// The ids of the `carried` events of the feature `of` from `revision`.
+    pub fn feature_carried_events(
+        &self,
+        of: &str,
+        revision: &str,
+    ) -> Result<Vec<String>, StoreError> {
+        super::history::feature_carried_events(&self.tx, of, revision)
+    }
+
     /// The feature `stated` states, as a carry of that very feature moved it on from
     /// `stated`'s revision, when the database says there was one (that revision's copy of
     /// it, or the carry's event).

@@ -512,26 +512,41 @@ impl<'a, 't> Apply<'a, 't> {
     }
 
     /// The live features this sync leaves held on both sides at the revision a superseded copy
-    /// it took from the folder says a carry of that very feature (its id) moved it on from:
-    /// the copy's key held by a live feature at the copy's revision, under the id the copy
-    /// derives from ([`Record::snapshot_id`]), which the sync neither deletes nor carried on
-    /// from the copy's onward revision. Rare (a statement git's merge kept against the
+    /// it took from the folder (or, the copy forgotten too, a `carried` event arriving with
+    /// this sync) says a carry of that very feature (its id) moved it on from: the copy's key
+    /// held by a live feature at the copy's revision, under the id the copy derives from
+    /// ([`Record::snapshot_id`]), or the event's feature live at the revision it was carried
+    /// from, which the sync neither deletes nor carried on from the copy's onward revision. Rare (a statement git's merge kept against the
     /// deletion of the carried feature, or a driver that could not read the copy kept over
     /// the carry): only these are asked of git ([`Apply::forgotten_in_history`]).
     pub(super) fn live_carried_past(&mut self) -> Result<Vec<LiveCarriedPast>> {
         let mut found = Vec::new();
         let mut seen = BTreeSet::new();
+        let mut stated_at = Vec::new();
         for copy in std::mem::take(&mut self.copies_taken) {
             let probe = Record {
                 superseded: None,
                 ..copy.clone()
             };
-            let Some(stated) = self.tx.record_holder(&probe)? else {
-                continue;
-            };
+            if let Some(stated) = self.tx.record_holder(&probe)?
+                && Record::snapshot_id(&stated.id, &copy.artifact.revision) == copy.id
+            {
+                stated_at.push((stated, copy.artifact.revision));
+            }
+        }
+        // The copy may be gone (forgotten with the feature, or before any sync wrote it): the
+        // carry's `carried` event, arriving with this sync, says the same.
+        for (id, revision) in self.tx.features_carried_after(self.known_before)? {
+            if let Some(stated) = self.tx.record(&id)?
+                && stated.superseded.is_none()
+                && stated.name.is_some()
+            {
+                stated_at.push((stated, revision));
+            }
+        }
+        for (stated, revision) in stated_at {
             let key = (ItemKind::Record, stated.id.clone());
-            if stated.artifact.revision != copy.artifact.revision
-                || Record::snapshot_id(&stated.id, &stated.artifact.revision) != copy.id
+            if stated.artifact.revision != revision
                 || self.rows.get(&key) == Some(&RowOp::Delete)
                 || self.files.get(&key) == Some(&FileOp::Delete)
                 || !seen.insert(stated.id.clone())
@@ -556,7 +571,8 @@ impl<'a, 't> Apply<'a, 't> {
 
     /// Settles each of `found` ([`Apply::live_carried_past`]) that the folder's git history
     /// says was forgotten after the carry: the last commit that deleted the feature's file
-    /// held its superseded copy at this revision (the deleting clone knew the carry), and no
+    /// held its superseded copy at this revision, or the file of the carry's `carried` event
+    /// (the deleting clone knew the carry), and no
     /// commit since held the feature live at another revision (brought back where its review
     /// went on). git's modify/delete handed the statement's file to the user, who kept it (as
     /// for any edit against a deletion), and both sides now hold the feature where the carry
@@ -576,19 +592,31 @@ impl<'a, 't> Apply<'a, 't> {
             Ok(Item::Record(r)) => Some(r),
             _ => None,
         };
-        for LiveCarriedPast { stated, onward } in found {
+        let dir = ItemKind::Record.dir();
+        let mut asks = Vec::new();
+        for LiveCarriedPast { stated, .. } in &found {
+            let (id, rev) = (stated.id.as_str(), &stated.artifact.revision);
+            // What says the deleting clone knew the carry: the copy, or the carry's event.
+            let mut beside = vec![format!("{dir}/{}.json", Record::snapshot_id(id, rev))];
+            for e in self.tx.feature_carried_events(id, rev)? {
+                beside.push(format!("{}/{e}.json", super::history::HISTORY_DIR));
+            }
+            asks.push((format!("{dir}/{id}.json"), beside));
+        }
+        let deletions = objects.last_deletions(&asks);
+        for (LiveCarriedPast { stated, onward }, deleted) in found.into_iter().zip(deletions) {
             let id = stated.id.as_str();
             let rev = &stated.artifact.revision;
             let copy_id = Record::snapshot_id(id, rev);
-            let dir = ItemKind::Record.dir();
-            let Some(deleted) = objects.last_deletion(
-                &format!("{dir}/{id}.json"),
-                &format!("{dir}/{copy_id}.json"),
-            ) else {
+            let Some(deleted) = deleted else {
                 continue;
             };
-            let knew_carry = record(&deleted.beside)
-                .is_some_and(|c| c.id == copy_id && stated.carried_by(&c).is_some());
+            let mut held = deleted.beside.iter();
+            let knew_carry = held.next().is_some_and(|c| {
+                c.as_deref()
+                    .and_then(record)
+                    .is_some_and(|c| c.id == copy_id && stated.carried_by(&c).is_some())
+            }) || held.any(Option::is_some);
             let was_it = record(&deleted.before).is_some_and(|b| b.id == stated.id);
             let lived_on = deleted.since.iter().any(|v| {
                 record(v).is_some_and(|r| {

@@ -26,7 +26,7 @@
 //! git that fails there (a `safe.directory` refusal, a broken repository) refuses the sync
 //! with what git said, since the engineer's `git add` fails the same way.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ffi::OsStr;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -613,20 +613,21 @@ pub(super) struct Objects {
 }
 
 /// What the folder's git history says of the last deletion of an item's file
-/// ([`Objects::last_deletion`]): the texts git holds, read by the caller.
+/// ([`Objects::last_deletions`]): the texts git holds, read by the caller.
 pub(super) struct Deletion {
     /// The deleting commit (hex), as a message names it.
     pub(super) commit: String,
     /// The file as the deleting commit's parent held it.
     pub(super) before: Vec<u8>,
-    /// The other file asked of (a superseded copy) in the deleting commit's tree.
-    pub(super) beside: Vec<u8>,
+    /// The other files asked of (a superseded copy, the carry's event files) in the deleting
+    /// commit's tree, in the order asked: `None` for one it did not hold.
+    pub(super) beside: Vec<Option<Vec<u8>>>,
     /// The file in each commit since (descending from the deletion, up to `HEAD` and a merge
     /// in progress) that changed it and holds it.
     pub(super) since: Vec<Vec<u8>>,
 }
 
-/// How many commits since a deletion [`Objects::last_deletion`] reads the file of: more, and
+/// How many commits since a deletion [`Objects::last_deletions`] reads the file of: more, and
 /// git's history of it is not asked (the sync does as it would without git).
 const SINCE_READ: usize = 64;
 
@@ -717,21 +718,31 @@ impl Objects {
 }
 
 impl Objects {
-    /// The last commit of the folder's history (from `HEAD`, and `MERGE_HEAD` while a merge
-    /// is being concluded) that deleted the folder's file `file` (`records/<id>.json`), merge
-    /// commits aside (one that drops the file takes a deletion made on a side), with that file
-    /// as its parent held it, the folder's file `beside` in the deleting commit's tree, and
-    /// `file` in each commit since that changed it. `None` when git never deleted it there,
-    /// when the deleting commit's tree or parent lacks the files, or when git cannot say (no
-    /// git, an error, more than [`SINCE_READ`] commits since, a blob larger than an item file
-    /// may be). Asked only of the rare feature a sync finds live at a revision its own carry
-    /// moved it on from.
-    pub(super) fn last_deletion(&self, file: &str, beside: &str) -> Option<Deletion> {
-        // git's path: `/` between the names, from the top.
-        let mut names = Vec::new();
-        for part in self.rel.as_ref()? {
-            names.push(part.to_str()?);
+    /// For each `(file, beside)` of `asks`: the last commit of the folder's history (from
+    /// `HEAD`, and `MERGE_HEAD` while a merge is being concluded) that deleted the folder's
+    /// file `file` (`records/<id>.json`), merge commits aside (one that drops the file takes a
+    /// deletion made on a side), with that file as its parent held it, the folder's files
+    /// `beside` in the deleting commit's tree (each when held), and `file` in each commit
+    /// since that changed it. `None` for one git never deleted there, whose deleting commit's
+    /// parent lacks it, or that git cannot say of (more than [`SINCE_READ`] commits since, a
+    /// blob larger than an item file may be); every one `None` when there is no git or git
+    /// fails. Asked only of the rare features a sync finds live at a revision their own carry
+    /// moved them on from, all at once: one walk of the history for the deletions (not one
+    /// per feature: 500 such features cost 2,500 git processes), one `git rev-list` per
+    /// feature git deleted, two `git cat-file` for every text.
+    pub(super) fn last_deletions(&self, asks: &[(String, Vec<String>)]) -> Vec<Option<Deletion>> {
+        let mut out: Vec<Option<Deletion>> = asks.iter().map(|_| None).collect();
+        if asks.is_empty() {
+            return out;
         }
+        // git's path: `/` between the names, from the top.
+        let Some(names) = self
+            .rel
+            .as_ref()
+            .and_then(|rel| rel.iter().map(|p| p.to_str()).collect::<Option<Vec<_>>>())
+        else {
+            return out;
+        };
         let path = |name: &str| {
             let mut p = names.join("/");
             if !p.is_empty() {
@@ -739,14 +750,10 @@ impl Objects {
             }
             p + name
         };
-        let (file, beside) = (path(file), path(beside));
-        if [&file, &beside].iter().any(|p| p.contains('\n')) {
-            return None;
-        }
         let ask = |args: &[&str], stdin: &[u8]| match git(&self.top, &os(args, None), stdin, &[0]) {
             Ok(out) => out,
             Err(e) => {
-                log::debug!("sync: cannot ask git when it deleted {file}: {e}");
+                log::debug!("sync: cannot ask git when it deleted an item's file: {e}");
                 None
             }
         };
@@ -754,7 +761,28 @@ impl Objects {
         if ask(&["rev-parse", "-q", "--verify", "MERGE_HEAD^{commit}"], b"").is_some() {
             heads.push("MERGE_HEAD");
         }
-        let spec = format!(":(literal){file}");
+        let asked: Vec<Option<(String, Vec<String>)>> = asks
+            .iter()
+            .map(|(file, beside)| {
+                let file = path(file);
+                let beside: Vec<String> = beside.iter().map(|b| path(b)).collect();
+                let plain = beside
+                    .iter()
+                    .chain([&file])
+                    .all(|p| !p.contains(['\n', '\0']));
+                plain.then_some((file, beside))
+            })
+            .collect();
+        // The directories of the files asked of: one walk of their deletions, the first
+        // commit that names a file (git's order, as `git log -1 -- FILE` finds it) the last.
+        let dirs: BTreeSet<String> = asked
+            .iter()
+            .flatten()
+            .filter_map(|(f, _)| f.rsplit_once('/').map(|(d, _)| format!(":(literal){d}")))
+            .collect();
+        if dirs.is_empty() {
+            return out;
+        }
         let mut args = vec![
             "log",
             "--full-history",
@@ -762,31 +790,95 @@ impl Objects {
             // A carry's copy added beside the deleted file is no rename of it.
             "--no-renames",
             "--diff-filter=D",
-            "-1",
-            "--format=%H",
+            "--name-only",
+            "-z",
+            "--format=%x01%H",
         ];
         args.extend(&heads);
-        args.extend(["--", &spec]);
-        let out = ask(&args, b"")?;
-        let commit = String::from_utf8(out).ok()?.trim().to_string();
-        if commit.is_empty() || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return None;
+        args.push("--");
+        args.extend(dirs.iter().map(String::as_str));
+        let Some(walk) = ask(&args, b"") else {
+            return out;
+        };
+        let mut deleted_by: HashMap<&[u8], &str> = HashMap::new();
+        for (commit, file) in named_in(&walk) {
+            deleted_by.entry(file).or_insert(commit);
         }
-        let not = format!("^{commit}");
-        let mut args = vec!["rev-list", "--full-history", "--ancestry-path", &not];
-        args.extend(&heads);
-        args.extend(["--", &spec]);
-        let out = ask(&args, b"")?;
-        let since: Vec<&str> = std::str::from_utf8(&out).ok()?.split_whitespace().collect();
-        if since.len() > SINCE_READ {
-            return None;
+        // The commits since each deleting commit that changed a file asked of (a merge too,
+        // against any parent: `-m`), as `git rev-list --full-history --ancestry-path ^COMMIT
+        // -- FILE` lists them: one walk per deleting commit (a forget of many features is
+        // one commit).
+        let mut walks: HashMap<&str, Option<Vec<u8>>> = HashMap::new();
+        for commit in deleted_by.values() {
+            if walks.contains_key(commit) || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
+                continue;
+            }
+            let not = format!("^{commit}");
+            let mut args = vec![
+                "log",
+                "--full-history",
+                "--ancestry-path",
+                "-m",
+                "--no-renames",
+                "--name-only",
+                "-z",
+                "--format=%x01%H",
+                &not,
+            ];
+            args.extend(&heads);
+            args.push("--");
+            args.extend(dirs.iter().map(String::as_str));
+            walks.insert(commit, ask(&args, b""));
         }
-        let mut input = format!("{commit}^:{file}\n{commit}:{beside}\n");
-        for c in &since {
-            input.push_str(&format!("{c}:{file}\n"));
+        // Read once: each deleting commit's files, and the commits since that changed each.
+        let mut changed_since: HashMap<&str, HashMap<&[u8], Vec<&str>>> = HashMap::new();
+        for (commit, walk) in &walks {
+            let Some(walk) = walk else { continue };
+            let mut files: HashMap<&[u8], Vec<&str>> = HashMap::new();
+            for (c, f) in named_in(walk) {
+                let since = files.entry(f).or_default();
+                if !since.contains(&c) {
+                    since.push(c);
+                }
+            }
+            changed_since.insert(commit, files);
         }
-        // Sizes first: a blob no item file could be is not read.
-        let sizes = ask(&["cat-file", "--batch-check"], input.as_bytes())?;
+        // Each deleted file's texts: its parent's, the files beside, and each commit's since.
+        let mut input = String::new();
+        let mut wanted = Vec::new();
+        for (n, a) in asked.iter().enumerate() {
+            let Some((file, beside)) = a else { continue };
+            let Some(commit) = deleted_by.get(file.as_bytes()).copied() else {
+                continue;
+            };
+            if commit.is_empty() || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
+                continue;
+            }
+            let Some(files) = changed_since.get(commit) else {
+                continue;
+            };
+            let since = files.get(file.as_bytes()).map_or(&[][..], Vec::as_slice);
+            if since.len() > SINCE_READ {
+                continue;
+            }
+            let mut lines = format!("{commit}^:{file}\n");
+            for b in beside {
+                lines.push_str(&format!("{commit}:{b}\n"));
+            }
+            for c in since {
+                lines.push_str(&format!("{c}:{file}\n"));
+            }
+            input.push_str(&lines);
+            wanted.push((n, commit.to_string(), beside.len(), since.len()));
+        }
+        if wanted.is_empty() {
+            return out;
+        }
+        // Sizes first: a blob no item file could be is not read (nor is any, then: the
+        // sync does as it would without git for these).
+        let Some(sizes) = ask(&["cat-file", "--batch-check"], input.as_bytes()) else {
+            return out;
+        };
         let too_large = String::from_utf8_lossy(&sizes).lines().any(|l| {
             l.rsplit(' ')
                 .next()
@@ -794,19 +886,53 @@ impl Objects {
                 .is_some_and(|n| n > super::folder::MAX_FILE_BYTES)
         });
         if too_large {
-            return None;
+            return out;
         }
-        let out = ask(&["cat-file", "--batch"], input.as_bytes())?;
-        let mut blobs = batch_blobs(&out)?.into_iter();
-        let before = blobs.next()??;
-        let beside = blobs.next()??;
-        Some(Deletion {
-            commit,
-            before,
-            beside,
-            since: blobs.flatten().collect(),
-        })
+        let Some(blobs) = ask(&["cat-file", "--batch"], input.as_bytes())
+            .as_deref()
+            .and_then(batch_blobs)
+        else {
+            return out;
+        };
+        let mut blobs = blobs.into_iter();
+        for (n, commit, beside, since) in wanted {
+            let before = blobs.next().flatten();
+            let beside = blobs.by_ref().take(beside).collect();
+            let since = blobs.by_ref().take(since).flatten().collect();
+            if let (Some(before), Some(slot)) = (before, out.get_mut(n)) {
+                *slot = Some(Deletion {
+                    commit,
+                    before,
+                    beside,
+                    since,
+                });
+            }
+        }
+        out
     }
+}
+
+/// The `(commit, file)` pairs of `git log --format=%x01%H --name-only -z` output: each file
+/// named under the commit it follows (a hex commit name only).
+fn named_in(walk: &[u8]) -> Vec<(&str, &[u8])> {
+    let mut named = Vec::new();
+    let mut commit = None;
+    for field in walk.split(|b| *b == 0) {
+        let field = field.strip_prefix(b"\n").unwrap_or(field);
+        match field.strip_prefix(b"\x01") {
+            Some(h) => {
+                commit = std::str::from_utf8(h)
+                    .ok()
+                    .filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()));
+            }
+            None => {
+                if let Some(c) = commit.filter(|_| !field.is_empty()) {
+                    named.push((c, field));
+                }
+            }
+        }
+    }
+    named
 }
 
 /// The objects `git cat-file --batch` printed, in order: a blob's bytes, `None` for a name it
@@ -1097,6 +1223,32 @@ mod tests {
         let crlf = [(h1, o.id(held, true)), (h2, o.id(never, true))];
         assert_eq!(o.unheld(&crlf), vec![h2]);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `git log --format=%x01%H --name-only -z` output read back: each file under the commit
+    /// it follows (a path with a space and a newline-free accent kept as git wrote it, a merge
+    /// listed once per parent by `-m` read twice), nothing under a line that is no commit.
+    #[test]
+    fn log_walk_names_each_file_under_its_commit() {
+        let (c1, c2) = ("0123456789abcdef", "fedcba9876543210");
+        let walk = format!(
+            "\x01{c1}\0\nmy r\u{e9}v/records/a.json\0my r\u{e9}v/records/b.json\0\0\
+             \x01{c2}\0\nx/records/a.json\0\0\x01{c2}\0\nx/records/a.json\0\0\
+             \x01not a commit\0\nx/records/c.json\0"
+        );
+        let named: Vec<(&str, String)> = super::named_in(walk.as_bytes())
+            .into_iter()
+            .map(|(c, f)| (c, String::from_utf8_lossy(f).into_owned()))
+            .collect();
+        assert_eq!(
+            named,
+            vec![
+                (c1, "my r\u{e9}v/records/a.json".to_string()),
+                (c1, "my r\u{e9}v/records/b.json".to_string()),
+                (c2, "x/records/a.json".to_string()),
+                (c2, "x/records/a.json".to_string()),
+            ]
+        );
     }
 
     /// `git cat-file --batch` output read back in order: a blob's bytes (a newline in them

@@ -4692,3 +4692,63 @@ fn a_restored_base_from_a_commit_pushed_in_a_merge_history_stands() -> anyhow::R
     );
     Ok(())
 }
+
+/// Regression (found by the adversarial read of the seed 12563 fix, not by a sweep): the ops
+/// of [`seed12563_a_restore_from_before_a_carry_does_not_move_the_feature_back`] with clone 0
+/// also forgetting what revision 1 says of the feature (the carry's copy there) before its
+/// sync: no copy reaches clone 1, only the carry's `carried` event, and clone 1's sync asked
+/// git only when a copy arrived, so the feature stayed live at 1 and clone 0's restore took it
+/// back there ("carried feature … moved back to revision 1"). The arriving event now asks git
+/// the same, and the deleting commit holding its file says the forget came after the carry.
+#[test]
+fn a_restore_from_before_a_carry_whose_copy_was_forgotten_does_not_move_the_feature_back()
+-> anyhow::Result<()> {
+    use Op::*;
+    let ops = vec![
+        Backup { c: 2 },
+        Remember {
+            c: 1,
+            part: 0,
+            rev: 1,
+            name: 2,
+            tag: 1,
+        },
+        Sync { c: 1 },
+        Sync { c: 0 },
+        Backup { c: 0 },
+        Carry {
+            c: 0,
+            from: 1,
+            to: 2,
+        },
+        Remember {
+            c: 1,
+            part: 0,
+            rev: 0,
+            name: 2,
+            tag: 0,
+        },
+        Carry {
+            c: 1,
+            from: 0,
+            to: 1,
+        },
+        Forget {
+            c: 0,
+            part: 0,
+            rev: 2,
+            name: 2,
+        },
+        Forget {
+            c: 0,
+            part: 0,
+            rev: 1,
+            name: 2,
+        },
+        Sync { c: 0 },
+        Commit { c: 1 },
+        Sync { c: 1 },
+        Restore { c: 0, pick: 1 },
+    ];
+    run(&ops).map(drop)
+}

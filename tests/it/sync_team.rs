@@ -79,6 +79,24 @@ impl Engineer {
         Ok(text)
     }
 
+    /// `sync --dry-run`: what it says it would do.
+    fn sync_dry(&mut self) -> anyhow::Result<String> {
+        let out = run(Command::new(binary())
+            .arg("--db")
+            .arg(&self.db)
+            .arg("sync")
+            .arg("--dry-run")
+            .arg(self.clone.join(&self.folder))
+            .env("MCP_LOG_LEVEL", "warn"))?;
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        ensure!(
+            out.status.success(),
+            "sync --dry-run failed: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Ok(text)
+    }
+
     fn pull(&mut self) -> anyhow::Result<()> {
         let said = git_ok(&self.clone, &["pull", "-q", "--no-edit", "origin", "main"])?;
         self.said.push_str(&said);
@@ -1774,10 +1792,29 @@ fn a_statement_at_a_pulled_over_a_carry(
     renames: bool,
     driver_reads_copy: bool,
 ) -> anyhow::Result<(Engineer, Engineer, String)> {
+    a_statement_at_a_pulled_over_a_carry_in(
+        root,
+        (forget_at_b, rebase, renames, driver_reads_copy),
+        FOLDER,
+        false,
+    )
+}
+
+/// [`a_statement_at_a_pulled_over_a_carry`] with the review memory in `folder` of each clone;
+/// `forget_copy`: Alice also forgets what A says of the feature (the carry's copy there) before
+/// she publishes, so only the carry's `carried` event tells the carry.
+fn a_statement_at_a_pulled_over_a_carry_in(
+    root: &Path,
+    (forget_at_b, rebase, renames, driver_reads_copy): (bool, bool, bool, bool),
+    folder: &str,
+    forget_copy: bool,
+) -> anyhow::Result<(Engineer, Engineer, String)> {
     let (bare, mut a) = team_repository(root)?;
+    a.folder = folder.into();
     a.remember("chamfer", "0.5 x 45")?;
     a.publish("alice: chamfer at A")?;
     let mut b = Engineer::start(root, &bare, "bob")?;
+    b.folder = folder.into();
     b.sync()?;
     let (rev_b, _) = revisions_b_and_c();
     carry(&mut a, &art(), &rev_b)?;
@@ -1793,6 +1830,13 @@ fn a_statement_at_a_pulled_over_a_carry(
     } else {
         // Stated at B after the carry: the carry's mark is gone.
         a.remember_at(&rev_b, "chamfer", "at B: 0.5 x 45")?;
+    }
+    if forget_copy {
+        let forgot = a
+            .server
+            .call("forget", json!({"artifact": art(), "name": "chamfer"}))?
+            .ok()?;
+        ensure!(forgot["deleted"] == 1, "alice forgot A's copy: {forgot}");
     }
     a.publish("alice: carried to B")?;
     std::thread::sleep(std::time::Duration::from_millis(5));
@@ -1815,14 +1859,15 @@ fn a_statement_at_a_pulled_over_a_carry(
     let pulled = git(&b.clone, &pull)?;
     let mut stopped = String::new();
     if !pulled.status.success() {
-        let status = git_ok(&b.clone, &["status", "--porcelain"])?;
+        // `-z`: paths as they are (a folder named with a space or an accent is not quoted).
+        let status = git_ok(&b.clone, &["status", "--porcelain", "-z"])?;
         stopped = format!(
             "{}{}{status}",
             String::from_utf8_lossy(&pulled.stdout),
             String::from_utf8_lossy(&pulled.stderr)
         );
         let mut kept = 0;
-        for line in status.lines() {
+        for line in status.split('\0').filter(|l| l.len() > 3) {
             let (code, path) = line.split_at(3);
             match code.trim() {
                 // Keep the file, as the docs say.
@@ -1979,6 +2024,135 @@ fn sync_team_a_statement_a_driver_kept_over_a_live_carry_is_not_forgotten() -> a
             "{}: the carry at B stands, bob's statement is what A says: {said_a}{text}",
             e.db.display()
         );
+    }
+    Ok(())
+}
+
+/// [`sync_team_a_statement_kept_against_a_forget_after_the_carry_is_what_a_says`] asked of git
+/// in a folder two levels down whose names have a leading dash, a space, a `:` and a letter
+/// outside ASCII (git quotes such a path unless asked not to), read from a linked worktree's
+/// neighbour: the same answer. `sync --dry-run` first says the same and changes nothing (the
+/// folder's files, git's status and the database as they were); the sync after it does the
+/// work, and the next one has nothing to do.
+#[test]
+fn sync_team_a_forget_after_the_carry_in_history_under_an_awkward_folder_name_dry_run_first()
+-> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-forgotten-after-carry-awkward")?;
+    let folder = "-de:sign r\u{e9}v/review memory";
+    let (_a, mut b, stopped) = a_statement_at_a_pulled_over_a_carry_in(
+        root.path(),
+        (true, false, false, true),
+        folder,
+        false,
+    )?;
+    ensure!(
+        stopped.contains("modify/delete"),
+        "without renames the pull stops on modify/delete: {stopped}"
+    );
+    let (files, status, db) = (
+        folder_lines(&b)?,
+        git_ok(&b.clone, &["status", "--porcelain"])?,
+        b.export()?,
+    );
+    let dry = b.sync_dry()?;
+    ensure!(
+        dry.lines()
+            .any(|l| l.contains("forgotten after the carry") && l.contains("git history")),
+        "the dry run says what the sync would do: {dry}"
+    );
+    ensure!(
+        folder_lines(&b)? == files
+            && git_ok(&b.clone, &["status", "--porcelain"])? == status
+            && b.export()? == db,
+        "the dry run changed nothing: {dry}"
+    );
+    let said = b.sync()?;
+    let Some(ra) = art()["revision"].as_str().map(str::to_string) else {
+        bail!("no revision");
+    };
+    let statement = vec![(ra, "bob: break the edge".to_string())];
+    for (what, text) in [
+        ("bob's folder", folder_lines(&b)?),
+        ("bob's database", b.export()?),
+    ] {
+        ensure!(
+            chamfers(&text, Some(true)).is_empty() && chamfers(&text, Some(false)) == statement,
+            "{what}: chamfer forgotten, bob's statement in A's copy: {dry}{said}{text}"
+        );
+    }
+    let conflict = |t: &str| {
+        t.lines()
+            .filter(|l| l.contains("forgotten after the carry"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    ensure!(
+        conflict(&dry) == conflict(&said),
+        "the dry run said what the sync did: {dry}\n---\n{said}"
+    );
+    let again = b.sync()?;
+    ensure!(
+        again.contains("imported into the database: 0 ")
+            && again.contains("written to the folder: 0 ")
+            && conflict(&again).is_empty(),
+        "the next sync has nothing to do: {again}"
+    );
+    Ok(())
+}
+
+/// Regression (converge::a_restore_from_before_a_carry_whose_copy_was_forgotten_does_not_move_the_feature_back):
+/// [`sync_team_a_statement_kept_against_a_forget_after_the_carry_is_what_a_says`] when Alice
+/// also forgot what A says of "chamfer" (the carry's copy there) before she published: no copy
+/// arrives with Bob's sync, only the carry's `carried` event, and sync asked git only when a
+/// copy arrived, so Bob's statement stayed live at A, the revision carried past, in his
+/// folder and database (and a restore of Alice's backup from before the carry took it
+/// back). The carry's event arriving now asks git the same, and the deleting commit holding
+/// that event's file says Alice knew the carry: the forget stands, Bob's statement is what A
+/// says. Seen failing before the fix (chamfer live at A on both sides). Merge, rebase, and a
+/// merge that pairs no renames.
+#[test]
+fn sync_team_a_forget_after_the_carry_with_its_copy_forgotten_too_stands() -> anyhow::Result<()> {
+    for (rebase, renames) in [(false, true), (true, true), (false, false)] {
+        let root = TempDir::new("sync-team-forgotten-copy-too")?;
+        let (mut a, mut b, stopped) = a_statement_at_a_pulled_over_a_carry_in(
+            root.path(),
+            (true, rebase, renames, true),
+            FOLDER,
+            true,
+        )?;
+        let said = b.sync()?;
+        let Some(ra) = art()["revision"].as_str().map(str::to_string) else {
+            bail!("no revision");
+        };
+        let statement = vec![(ra, "bob: break the edge".to_string())];
+        for (what, text) in [
+            ("bob's folder", folder_lines(&b)?),
+            ("bob's database", b.export()?),
+        ] {
+            ensure!(
+                chamfers(&text, Some(true)).is_empty() && chamfers(&text, Some(false)) == statement,
+                "rebase {rebase}, renames {renames}: {what}: chamfer forgotten, bob's statement \
+                 what A says (pull: {stopped}): {said}{text}"
+            );
+        }
+        b.commit("bob: settled")?;
+        git_ok(&b.clone, &["push", "-q", "origin", "HEAD:main"])?;
+        a.pull()?;
+        a.sync()?;
+        let again = b.sync()?;
+        ensure!(
+            again.contains("imported into the database: 0 ")
+                && again.contains("written to the folder: 0 "),
+            "rebase {rebase}, renames {renames}: bob's next sync has nothing to do: {again}"
+        );
+        for e in [&a, &b] {
+            let text = e.export()?;
+            ensure!(
+                chamfers(&text, Some(true)).is_empty() && chamfers(&text, None) == statement,
+                "rebase {rebase}, renames {renames}: {}: one state: {text}",
+                e.db.display()
+            );
+        }
     }
     Ok(())
 }
