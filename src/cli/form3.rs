@@ -70,8 +70,8 @@ pub fn run(db: &Path, target: &Path, output: Option<&Path>) -> anyhow::Result<Ex
         Ok(())
     })?;
     log::info!(
-        "wrote the Form 3 of {revision}: {} rows to {}",
-        form.rows.len(),
+        "wrote the Form 3 of {revision}: {} to {}",
+        review_mcp::text::counted(form.rows.len(), "row"),
         path.display()
     );
     Ok(ExitCode::SUCCESS)

@@ -1022,3 +1022,28 @@ fn a_changed_part_carried_on_to_two_revisions_says_so() {
         "{err}"
     );
 }
+
+/// Regression (found by following the README as a newcomer): the log line of `form3 -o`
+/// said "1 rows" for a one-row form. The count of rows is said as every other count is.
+#[test]
+fn form3_output_log_counts_one_row_in_the_singular() {
+    let dir = TempDir::new("form3-one-row").unwrap();
+    seeded(dir.path());
+    let said = |revision: &str, out: &str| {
+        let o = cmd(dir.path())
+            .env("MCP_LOG_LEVEL", "info")
+            .env("MCP_LOG_FORMAT", "json")
+            .args(["--db", "r.db", "form3", revision, "-o", out])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    // rev(2) holds one decision of one basis item: one row.
+    let one = said(&rev(2), "one.csv");
+    assert!(one.contains(": 1 row to one.csv"), "{one}");
+    assert!(!one.contains("1 rows"), "{one}");
+    // rev(1) holds five basis items: the plural stays.
+    let five = said(&rev(1), "five.csv");
+    assert!(five.contains(": 5 rows to five.csv"), "{five}");
+}
