@@ -349,6 +349,76 @@ impl Why {
     }
 }
 
+/// Refuses a folder holding files git left unmerged (`git ls-files -u`): a merge or pull
+/// stopped on them, and the work tree holds one side's version or git's conflict markers,
+/// not the merge (git could not run the merge driver: its line missing in this clone, or the
+/// binary on no `PATH` git searches, `review-mcp: not found`), or a whole item git could not
+/// place (modify/delete, a rename against a delete). A sync would take that for the folder's
+/// version, say `conflicts: 0`, and `git add -A` would then commit it over the teammate's.
+/// Nothing is changed.
+pub(super) fn refuse_unmerged(folder: &Path) -> Result<()> {
+    let folder = &resolved(folder);
+    let Some(top) = work_tree(folder)? else {
+        return Ok(());
+    };
+    let Ok(rel) = folder.strip_prefix(&top) else {
+        return Ok(());
+    };
+    let mut spec = std::ffi::OsString::from(":(literal)");
+    spec.push(if rel.as_os_str().is_empty() {
+        OsStr::new(".")
+    } else {
+        rel.as_os_str()
+    });
+    let Some(listed) = git(
+        &top,
+        &os(&["ls-files", "-u", "-z", "--"], Some(&*spec)),
+        b"",
+        &[0],
+    )?
+    else {
+        return Ok(());
+    };
+    // `<mode> <object> <stage>\t<path>`, one per stage of each path.
+    let mut paths: Vec<&[u8]> = Vec::new();
+    for f in fields(&listed) {
+        let Some(tab) = f.iter().position(|b| *b == b'\t') else {
+            continue;
+        };
+        let path = &f[tab + 1..];
+        if !paths.contains(&path) {
+            paths.push(path);
+        }
+    }
+    if paths.is_empty() {
+        return Ok(());
+    }
+    let count = paths.len();
+    let more = match count.saturating_sub(NAMED) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    let named: Vec<String> = paths.iter().take(NAMED).map(|p| path_shown(p)).collect();
+    let program = shell_word(crate::program::invoked_as());
+    let driver = shell_word(&format!("{program} merge-file %O %A %B %P"));
+    Err(fail!(
+        "git left {} of the folder {} unmerged ({}{more}; `git status` lists them): a merge or \
+         pull stopped there, and the file holds your version or git's conflict markers, not \
+         the merge of both sides, or an item git could not place; a sync now would take it as \
+         the folder's version, and `git add` would commit it over your teammate's; nothing was \
+         changed. Settle each first: a file both sides changed was merged without review-mcp's \
+         merge driver (its line missing in this clone, or `review-mcp: not found` in the \
+         pull's output: the binary on no PATH git searches): set it up (`git config \
+         merge.review.name review-mcp`, `git config merge.review.driver {driver}`), then `git \
+         checkout -m -- FILE` merges it again with the driver; a file one side changed and the \
+         other deleted, or that git paired as a rename, is a whole item: keep it (`git add \
+         FILE`). Then sync again",
+        crate::text::counted(count, "file"),
+        shown(folder),
+        named.join(", ")
+    ))
+}
+
 /// `pattern` as a .gitattributes line takes it: in double quotes, C-style, when it holds a
 /// space, a tab, a quote or a backslash (git would end the pattern at the space).
 fn attribute_pattern(pattern: &str) -> String {

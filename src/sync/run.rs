@@ -283,6 +283,8 @@ pub fn run(
     // git, as the repository is set, must check out and commit the files sync reads and
     // writes: a sparse checkout, an ignore pattern or a rewriting attribute refuses the sync.
     super::git::refuse_settings(&folder, attributes_current)?;
+    // A merge or pull that stopped leaves files unmerged: what they hold is not the merge.
+    super::git::refuse_unmerged(&folder)?;
     // Where this database last synced the folder's id: another directory that still holds
     // the id is a copy (a second clone or `git worktree`, a copied folder), and the two synced
     // in turn would each delete from the database what the other lacks. Judged before the

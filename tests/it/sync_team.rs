@@ -554,6 +554,78 @@ fn sync_team_conflict_markers_say_the_merge_driver_is_missing_and_how_to_redo_it
     Ok(())
 }
 
+/// Regression (found by following the README with two clones): a driver line git cannot run
+/// (`review-mcp` on no PATH git searches) leaves a decision both engineers changed unmerged,
+/// holding Bob's version without conflict markers. sync took it as the folder's version and
+/// said `conflicts: 0`, and the README's `git add -A` then committed Bob's version over
+/// Alice's. sync now refuses a folder holding unmerged files, naming them and how to merge
+/// them again, and changes nothing; once merged again with the driver, it syncs.
+#[test]
+fn sync_team_refuses_a_file_git_left_unmerged_and_says_how_to_merge_it() -> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-unmerged")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    a.decide("hold", None)?;
+    a.publish("alice: hold")?;
+    let mut b = Engineer::start(root.path(), &bare, "bob")?;
+    b.pull()?;
+    b.sync()?;
+    let driver = git_ok(&b.clone, &["config", "--get", "merge.review.driver"])?;
+    git_ok(
+        &b.clone,
+        &[
+            "config",
+            "merge.review.driver",
+            "review-mcp-not-installed merge-file %O %A %B %P",
+        ],
+    )?;
+    b.decide("release", None)?;
+    b.sync()?;
+    b.commit("bob: release")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    a.decide("hold for the supplier", None)?;
+    a.publish("alice: still hold")?;
+    let pull = git(&b.clone, &["pull", "-q", "--no-edit", "origin", "main"])?;
+    ensure!(!pull.status.success(), "git stops on the decision");
+    let status = git_ok(&b.clone, &["status", "--porcelain"])?;
+    let unmerged = status
+        .lines()
+        .find_map(|l| l.strip_prefix("UU "))
+        .context(format!("git leaves the file unmerged: {status}"))?
+        .to_string();
+    let file = std::fs::read_to_string(b.clone.join(&unmerged))?;
+    ensure!(!file.contains("<<<<<<<"), "no conflict markers: {file}");
+    let before = b.export()?;
+    let out = run(Command::new(binary())
+        .arg("--db")
+        .arg(&b.db)
+        .arg("sync")
+        .arg(b.clone.join(FOLDER))
+        .env("MCP_LOG_LEVEL", "warn"))?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    let name = unmerged.rsplit('/').next().unwrap_or_default();
+    ensure!(!out.status.success(), "refused: {err}");
+    ensure!(
+        err.contains("unmerged")
+            && err.contains(name)
+            && err.contains("git checkout -m -- FILE")
+            && err.contains("merge.review.driver")
+            && err.contains("nothing was changed"),
+        "names the file and how to merge it again: {err}"
+    );
+    ensure!(b.export()? == before, "the database is unchanged");
+    // Merged again with the driver, the file holds Alice's later decision, and sync goes on.
+    git_ok(&b.clone, &["config", "merge.review.driver", driver.trim()])?;
+    git_ok(&b.clone, &["checkout", "-m", "--", &unmerged])?;
+    git_ok(&b.clone, &["add", "--", &unmerged])?;
+    b.sync()?;
+    ensure!(
+        b.export()?.contains("hold for the supplier"),
+        "Alice's later decision taken: {}",
+        b.export()?
+    );
+    Ok(())
+}
+
 /// Regression: the merge driver's attribute was only the line the docs have the team write in
 /// the repository's top `.gitattributes` (`review/** merge=review`). A folder renamed or
 /// moved (`git mv review design/review`), or synced under another path, is no longer under
