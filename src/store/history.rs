@@ -419,21 +419,31 @@ pub(super) fn feature_carried_from(
         .query_row(params![revision, locator, name], |r| r.get(0))?)
 }
 
+/// The conditions on an event `e` and one of its changes `c` that make it a `carried` event
+/// of a feature (its revision changed to another; no decision's change in it), the revision
+/// it moved from compared by each query: one text for every query that asks.
+macro_rules! feature_carried {
+    () => {
+        "AND json_extract(e.body, '$.kind') = 'carried' \
+         AND json_extract(c.value, '$.field') = 'revision' \
+         AND json_type(c.value, '$.to') = 'text' \
+         AND NOT EXISTS (SELECT 1 FROM json_each(e.body, '$.changes') d \
+           WHERE json_extract(d.value, '$.field') = 'decision')"
+    };
+}
+
 /// [`feature_carried_on`]'s query (`?1` the id, `?2` the revision). By the events of that id
 /// (`events_of`), never of that revision: sync and import ask it for every new feature they
 /// meet, and a revision's events are as many as its features' edits, each read and parsed
 /// (3,000 statements at one revision, each edited once: 9 million rows read instead of
 /// 3,000).
-const FEATURE_CARRIED_ON: &str = "SELECT json_extract(c.value, '$.to'), e.at \
+const FEATURE_CARRIED_ON: &str = concat!(
+    "SELECT json_extract(c.value, '$.to'), e.at \
      FROM events e INDEXED BY events_of, json_each(e.body, '$.changes') c \
-     WHERE e.of = ?1 AND e.revision = ?2 \
-     AND json_extract(e.body, '$.kind') = 'carried' \
-     AND json_extract(c.value, '$.field') = 'revision' \
-     AND json_extract(c.value, '$.from') = ?2 \
-     AND json_type(c.value, '$.to') = 'text' \
-     AND NOT EXISTS (SELECT 1 FROM json_each(e.body, '$.changes') d \
-       WHERE json_extract(d.value, '$.field') = 'decision') \
-     ORDER BY e.at, e.seq LIMIT 1";
+     WHERE e.of = ?1 AND e.revision = ?2 AND json_extract(c.value, '$.from') = ?2 ",
+    feature_carried!(),
+    " ORDER BY e.at, e.seq LIMIT 1"
+);
 
 /// Where and when the history says a carry moved the feature `of` (a record's id) on from
 /// `revision`: the first `carried` event of that very feature there (its revision changed from
@@ -458,15 +468,11 @@ pub(super) fn features_carried_after(
     tx: &Transaction<'_>,
     seq: i64,
 ) -> Result<Vec<(String, String)>, StoreError> {
-    let mut stmt = tx.prepare_cached(
+    let mut stmt = tx.prepare_cached(concat!(
         "SELECT DISTINCT e.of, e.revision FROM events e, json_each(e.body, '$.changes') c \
-         WHERE e.seq > ?1 AND json_extract(e.body, '$.kind') = 'carried' \
-         AND json_extract(c.value, '$.field') = 'revision' \
-         AND json_extract(c.value, '$.from') = e.revision \
-         AND json_type(c.value, '$.to') = 'text' \
-         AND NOT EXISTS (SELECT 1 FROM json_each(e.body, '$.changes') d \
-           WHERE json_extract(d.value, '$.field') = 'decision')",
-    )?;
+         WHERE e.seq > ?1 AND json_extract(c.value, '$.from') = e.revision ",
+        feature_carried!()
+    ))?;
     let rows = stmt.query_map(params![seq], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
@@ -479,17 +485,12 @@ pub(super) fn feature_carried_events(
     of: &str,
     revision: &str,
 ) -> Result<Vec<String>, StoreError> {
-    let mut stmt = tx.prepare_cached(
+    let mut stmt = tx.prepare_cached(concat!(
         "SELECT DISTINCT e.id FROM events e INDEXED BY events_of, \
          json_each(e.body, '$.changes') c \
-         WHERE e.of = ?1 AND e.revision = ?2 \
-         AND json_extract(e.body, '$.kind') = 'carried' \
-         AND json_extract(c.value, '$.field') = 'revision' \
-         AND json_extract(c.value, '$.from') = ?2 \
-         AND json_type(c.value, '$.to') = 'text' \
-         AND NOT EXISTS (SELECT 1 FROM json_each(e.body, '$.changes') d \
-           WHERE json_extract(d.value, '$.field') = 'decision')",
-    )?;
+         WHERE e.of = ?1 AND e.revision = ?2 AND json_extract(c.value, '$.from') = ?2 ",
+        feature_carried!()
+    ))?;
     let rows = stmt.query_map(params![of, revision], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }

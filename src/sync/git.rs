@@ -179,6 +179,18 @@ fn resolved(folder: &Path) -> PathBuf {
     folder.to_path_buf()
 }
 
+/// git's pathspec of the folder at `rel` from the work tree's top, taken literally (no glob,
+/// no magic in its name): the whole work tree when `rel` is empty.
+fn literal_spec(rel: &Path) -> std::ffi::OsString {
+    let mut spec = std::ffi::OsString::from(":(literal)");
+    spec.push(if rel.as_os_str().is_empty() {
+        OsStr::new(".")
+    } else {
+        rel.as_os_str()
+    });
+    spec
+}
+
 /// The NUL-terminated fields of git's `-z` output.
 fn fields(out: &[u8]) -> impl Iterator<Item = &[u8]> {
     out.split(|b| *b == 0).filter(|f| !f.is_empty())
@@ -364,12 +376,7 @@ pub(super) fn refuse_unmerged(folder: &Path) -> Result<()> {
     let Ok(rel) = folder.strip_prefix(&top) else {
         return Ok(());
     };
-    let mut spec = std::ffi::OsString::from(":(literal)");
-    spec.push(if rel.as_os_str().is_empty() {
-        OsStr::new(".")
-    } else {
-        rel.as_os_str()
-    });
+    let spec = literal_spec(rel);
     let Some(listed) = git(
         &top,
         &os(&["ls-files", "-u", "-z", "--"], Some(&*spec)),
@@ -466,12 +473,7 @@ pub(super) fn refuse_settings(folder: &Path, merge_rule: bool) -> Result<()> {
     let top = top.as_path();
     let under = |dir: &str, name: &OsStr| git_path(rel, dir, name);
     // Files git knows but leaves out of the work tree, or whose changes it does not look at.
-    let mut spec = std::ffi::OsString::from(":(literal)");
-    spec.push(if rel.as_os_str().is_empty() {
-        OsStr::new(".")
-    } else {
-        rel.as_os_str()
-    });
+    let spec = literal_spec(rel);
     let Some(listed) = git(
         top,
         &os(&["ls-files", "-v", "-z", "--"], Some(&*spec)),
