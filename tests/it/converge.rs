@@ -4629,8 +4629,14 @@ fn seed12227_a_verdict_synced_into_a_lost_commit_is_kept_by_the_restored_backup(
 /// the forget stands (docs/command-line.md, "A carried feature stated again where it was").
 #[test]
 fn seed12563_a_restore_from_before_a_carry_does_not_move_the_feature_back() -> anyhow::Result<()> {
+    run(&seed12563(false)).map(drop)
+}
+
+/// The 13 operations of seed 12563; `copy_forgotten`: clone 0 also forgets what revision 1
+/// says of the feature (the carry's copy there) right after its forget at 2.
+fn seed12563(copy_forgotten: bool) -> Vec<Op> {
     use Op::*;
-    let ops = vec![
+    let mut ops = vec![
         Backup { c: 2 },
         Remember {
             c: 1,
@@ -4670,7 +4676,22 @@ fn seed12563_a_restore_from_before_a_carry_does_not_move_the_feature_back() -> a
         Sync { c: 1 },
         Restore { c: 0, pick: 1 },
     ];
-    run(&ops).map(drop)
+    if copy_forgotten {
+        let at = ops
+            .iter()
+            .position(|op| matches!(op, Forget { c: 0, .. }))
+            .map_or(ops.len(), |i| i + 1);
+        ops.insert(
+            at,
+            Forget {
+                c: 0,
+                part: 0,
+                rev: 1,
+                name: 2,
+            },
+        );
+    }
+    ops
 }
 
 /// Regression (seed 12679 of 200 operations, minimised to these 10 with
@@ -4734,54 +4755,7 @@ fn a_restored_base_from_a_commit_pushed_in_a_merge_history_stands() -> anyhow::R
 #[test]
 fn a_restore_from_before_a_carry_whose_copy_was_forgotten_does_not_move_the_feature_back()
 -> anyhow::Result<()> {
-    use Op::*;
-    let ops = vec![
-        Backup { c: 2 },
-        Remember {
-            c: 1,
-            part: 0,
-            rev: 1,
-            name: 2,
-            tag: 1,
-        },
-        Sync { c: 1 },
-        Sync { c: 0 },
-        Backup { c: 0 },
-        Carry {
-            c: 0,
-            from: 1,
-            to: 2,
-        },
-        Remember {
-            c: 1,
-            part: 0,
-            rev: 0,
-            name: 2,
-            tag: 0,
-        },
-        Carry {
-            c: 1,
-            from: 0,
-            to: 1,
-        },
-        Forget {
-            c: 0,
-            part: 0,
-            rev: 2,
-            name: 2,
-        },
-        Forget {
-            c: 0,
-            part: 0,
-            rev: 1,
-            name: 2,
-        },
-        Sync { c: 0 },
-        Commit { c: 1 },
-        Sync { c: 1 },
-        Restore { c: 0, pick: 1 },
-    ];
-    run(&ops).map(drop)
+    run(&seed12563(true)).map(drop)
 }
 
 /// Regression (seed 14038 of 200 operations, minimised to these 8 with

@@ -489,24 +489,20 @@ fn sync_team_a_recalled_basis_with_an_approval_can_be_sent_back() -> anyhow::Res
     Ok(())
 }
 
-/// A clone without the merge driver configured: git stops on a decision both engineers
-/// changed and writes its conflict markers into the file. Running sync then must refuse the
-/// file saying what it is (git's conflict markers, the merge driver not set up here) and how
-/// to settle it (set the driver up, `git checkout -m -- FILE` merges it again with it), not
-/// only that it is "not JSON", with a `git checkout -- FILE` git refuses on an unmerged path.
-#[test]
-fn sync_team_conflict_markers_say_the_merge_driver_is_missing_and_how_to_redo_it()
--> anyhow::Result<()> {
-    let root = TempDir::new("sync-team-markers")?;
-    let (bare, mut a) = team_repository(root.path())?;
+/// Alice decides "hold" and Bob takes it; `setup` then changes Bob's clone (its merge driver),
+/// Bob decides "release" (synced, committed) while Alice publishes "hold for the supplier",
+/// and Bob's `git pull` stops on the decision, which both changed. Bob, mid-merge.
+fn bob_pulls_a_decision_both_changed(
+    root: &Path,
+    setup: impl FnOnce(&Engineer) -> anyhow::Result<()>,
+) -> anyhow::Result<Engineer> {
+    let (bare, mut a) = team_repository(root)?;
     a.decide("hold", None)?;
     a.publish("alice: hold")?;
-    let mut b = Engineer::start(root.path(), &bare, "bob")?;
+    let mut b = Engineer::start(root, &bare, "bob")?;
     b.pull()?;
     b.sync()?;
-    // Bob's clone has no merge driver.
-    git_ok(&b.clone, &["config", "--unset", "merge.review.driver"])?;
-    git_ok(&b.clone, &["config", "--unset", "merge.review.name"])?;
+    setup(&b)?;
     b.decide("release", None)?;
     b.sync()?;
     b.commit("bob: release")?;
@@ -520,6 +516,24 @@ fn sync_team_conflict_markers_say_the_merge_driver_is_missing_and_how_to_redo_it
         String::from_utf8_lossy(&pull.stdout),
         String::from_utf8_lossy(&pull.stderr)
     );
+    Ok(b)
+}
+
+/// A clone without the merge driver configured: git stops on a decision both engineers
+/// changed and writes its conflict markers into the file. Running sync then must refuse the
+/// file saying what it is (git's conflict markers, the merge driver not set up here) and how
+/// to settle it (set the driver up, `git checkout -m -- FILE` merges it again with it), not
+/// only that it is "not JSON", with a `git checkout -- FILE` git refuses on an unmerged path.
+#[test]
+fn sync_team_conflict_markers_say_the_merge_driver_is_missing_and_how_to_redo_it()
+-> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-markers")?;
+    // Bob's clone has no merge driver.
+    let b = bob_pulls_a_decision_both_changed(root.path(), |b| {
+        git_ok(&b.clone, &["config", "--unset", "merge.review.driver"])?;
+        git_ok(&b.clone, &["config", "--unset", "merge.review.name"])?;
+        Ok(())
+    })?;
     let status = git_ok(&b.clone, &["status", "--short"])?;
     ensure!(
         status.contains("UU "),
@@ -563,29 +577,20 @@ fn sync_team_conflict_markers_say_the_merge_driver_is_missing_and_how_to_redo_it
 #[test]
 fn sync_team_refuses_a_file_git_left_unmerged_and_says_how_to_merge_it() -> anyhow::Result<()> {
     let root = TempDir::new("sync-team-unmerged")?;
-    let (bare, mut a) = team_repository(root.path())?;
-    a.decide("hold", None)?;
-    a.publish("alice: hold")?;
-    let mut b = Engineer::start(root.path(), &bare, "bob")?;
-    b.pull()?;
-    b.sync()?;
-    let driver = git_ok(&b.clone, &["config", "--get", "merge.review.driver"])?;
-    git_ok(
-        &b.clone,
-        &[
-            "config",
-            "merge.review.driver",
-            "review-mcp-not-installed merge-file %O %A %B %P",
-        ],
-    )?;
-    b.decide("release", None)?;
-    b.sync()?;
-    b.commit("bob: release")?;
-    std::thread::sleep(std::time::Duration::from_millis(5));
-    a.decide("hold for the supplier", None)?;
-    a.publish("alice: still hold")?;
-    let pull = git(&b.clone, &["pull", "-q", "--no-edit", "origin", "main"])?;
-    ensure!(!pull.status.success(), "git stops on the decision");
+    let mut driver = String::new();
+    // Bob's driver line names a program git cannot find.
+    let mut b = bob_pulls_a_decision_both_changed(root.path(), |b| {
+        driver = git_ok(&b.clone, &["config", "--get", "merge.review.driver"])?;
+        git_ok(
+            &b.clone,
+            &[
+                "config",
+                "merge.review.driver",
+                "review-mcp-not-installed merge-file %O %A %B %P",
+            ],
+        )?;
+        Ok(())
+    })?;
     let status = git_ok(&b.clone, &["status", "--porcelain"])?;
     let unmerged = status
         .lines()
