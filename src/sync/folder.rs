@@ -15,7 +15,7 @@ use super::run::Entries;
 use super::sides::copy_on_a_side;
 use super::{Hash, Item, ItemKind, MAX_REPORTED, Result, hash, owned, shown};
 use crate::review::Record;
-use crate::text::{escape_controls, shell_word};
+use crate::text::escape_controls;
 
 /// Ids as `import` allows them that are also a file name on every system a teammate may
 /// clone the folder on: not hidden (a leading `.`), no `:` (an NTFS stream: git for Windows
@@ -413,15 +413,11 @@ pub(super) fn parse_file(
 
 /// What a file holding git's conflict markers is, and how to settle it: git stopped on it
 /// because this clone has no merge driver, and `git checkout -m` merges it again with one.
-/// The driver line names this binary as a shell finds it ([`crate::program::invoked_as`]):
-/// git runs the driver by that word.
 fn conflict_markers() -> String {
-    let program = shell_word(crate::program::invoked_as());
-    let driver = shell_word(&format!("{program} merge-file %O %A %B %P"));
+    let setup = super::git::driver_setup();
     format!(
         "holds git's conflict markers (<<<<<<< … >>>>>>>): git stopped on a change both sides \
-         made, without review-mcp's merge driver in this clone. Set it up (`git config \
-         merge.review.name review-mcp`, `git config merge.review.driver {driver}`; the \
+         made, without review-mcp's merge driver in this clone. Set it up ({setup}; the \
          folder's .gitattributes, written by sync, says `* merge=review`), then `git checkout \
          -m -- FILE` merges it again with the driver (markers already committed: take the \
          file from a commit before them, `git log -p -- FILE`)"

@@ -406,8 +406,7 @@ pub(super) fn refuse_unmerged(folder: &Path) -> Result<()> {
         n => format!(" and {n} more"),
     };
     let named: Vec<String> = paths.iter().take(NAMED).map(|p| path_shown(p)).collect();
-    let program = shell_word(crate::program::invoked_as());
-    let driver = shell_word(&format!("{program} merge-file %O %A %B %P"));
+    let setup = driver_setup();
     Err(fail!(
         "git left {} of the folder {} unmerged ({}{more}; `git status` lists them): a merge or \
          pull stopped there, and the file holds your version or git's conflict markers, not \
@@ -415,8 +414,7 @@ pub(super) fn refuse_unmerged(folder: &Path) -> Result<()> {
          the folder's version, and `git add` would commit it over your teammate's; nothing was \
          changed. Settle each first: a file both sides changed was merged without review-mcp's \
          merge driver (its line missing in this clone, or `review-mcp: not found` in the \
-         pull's output: the binary on no PATH git searches): set it up (`git config \
-         merge.review.name review-mcp`, `git config merge.review.driver {driver}`), then `git \
+         pull's output: the binary on no PATH git searches): set it up ({setup}), then `git \
          checkout -m -- FILE` merges it again with the driver; a file one side changed and the \
          other deleted, or that git paired as a rename, is a whole item: keep it (`git add \
          FILE`). Then sync again",
@@ -424,6 +422,15 @@ pub(super) fn refuse_unmerged(folder: &Path) -> Result<()> {
         shown(folder),
         named.join(", ")
     ))
+}
+
+/// The two commands that set up review-mcp's merge driver in a clone, as a message shows them:
+/// the driver line names this binary as a shell finds it ([`crate::program::invoked_as`]),
+/// since git runs the driver by that word.
+pub(super) fn driver_setup() -> String {
+    let program = shell_word(crate::program::invoked_as());
+    let driver = shell_word(&format!("{program} merge-file %O %A %B %P"));
+    format!("`git config merge.review.name review-mcp`, `git config merge.review.driver {driver}`")
 }
 
 /// `pattern` as a .gitattributes line takes it: in double quotes, C-style, when it holds a
