@@ -60,7 +60,7 @@ fn run(invocation: Invocation) -> anyhow::Result<ExitCode> {
     } = invocation;
     let uses_database = !matches!(
         command,
-        Command::Help
+        Command::Help(_)
             | Command::Version
             | Command::Revision { .. }
             | Command::MergeFile { .. }
@@ -71,7 +71,8 @@ fn run(invocation: Invocation) -> anyhow::Result<ExitCode> {
     }
     match command {
         Command::Serve => cli::serve::run(&db, author),
-        Command::Help => cli::help::print(&cli::help::help_text(), "the help"),
+        Command::Help(None) => cli::help::print(&cli::help::help_text(), "the help"),
+        Command::Help(Some(sub)) => cli::help::print(&cli::help::subcommand_help(sub), "the help"),
         Command::Version => {
             cli::help::print(&format!("{}\n", cli::help::version_text()), "the version")
         }

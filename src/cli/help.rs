@@ -150,6 +150,107 @@ Exit status: 0 success, 1 failure (details on stderr; replay's report is on stdo
     )
 }
 
+/// The flags a subcommand takes besides `-h`, `-V` and `--`, as the help's Options name them
+/// (the rules are `RawArgs::validate`'s; a test holds the two together).
+fn flags_of(sub: &str) -> &'static [&'static str] {
+    match sub {
+        "serve" | "review" => &["--db", "--author"],
+        "export" | "form3" => &["--db", "-o"],
+        "import" | "check" | "backup" => &["--db"],
+        "sync" => &["--db", "--dry-run"],
+        "replay" => &["--command", "--bless"],
+        _ => &[],
+    }
+}
+
+/// `review-mcp SUBCOMMAND --help`: the entries of [`help_text`] for that subcommand (its
+/// usage, the flags and environment variables it reads, logging and the exit status), then
+/// where the rest is. Entries are the help's own lines, so the two never disagree.
+pub fn subcommand_help(sub: &str) -> String {
+    let flags = flags_of(sub);
+    let names_sub = |entry: &str| {
+        entry
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .any(|w| w == sub)
+    };
+    // The first line of an entry: what it is about (a usage line, a flag, a variable).
+    let head = |entry: &str| entry.lines().next().unwrap_or("").trim().to_string();
+    let wanted = |title: &str, entry: &str| -> bool {
+        let head = head(entry);
+        match title {
+            "Usage:" if head.starts_with("review-mcp ") => {
+                head.split_whitespace()
+                    .map(|w| w.trim_matches(['[', ']']))
+                    .find(|w| super::args::SUBCOMMANDS.contains(w))
+                    == Some(sub)
+            }
+            // A note under the usage lines (which subcommands only read).
+            "Usage:" => names_sub(entry),
+            "Options:" if head.starts_with('-') => {
+                let named: Vec<&str> = head
+                    .split([',', ' '])
+                    .filter(|w| w.starts_with('-'))
+                    .collect();
+                ["-h", "-V", "--"]
+                    .iter()
+                    .chain(flags)
+                    .any(|f| named.contains(f))
+            }
+            // "A flag's value may also be attached".
+            "Options:" => flags
+                .iter()
+                .any(|f| ["--db", "-o", "--command", "--author"].contains(f)),
+            _ => match head.split_whitespace().next().unwrap_or("") {
+                DB_ENV => flags.contains(&"--db"),
+                AUTHOR_ENV => flags.contains(&"--author"),
+                "REVIEW_MCP_ELICITATION_TIMEOUT" => sub == "serve",
+                _ => true,
+            },
+        }
+    };
+    let full = help_text();
+    let mut sections = full.split("\n\n");
+    let mut out = format!(
+        "{}\n",
+        sections.next().unwrap_or("").lines().next().unwrap_or("")
+    );
+    for section in sections {
+        let Some((title, body)) = section.split_once('\n') else {
+            continue;
+        };
+        if !title.ends_with(':') {
+            // The exit status paragraph.
+            out.push('\n');
+            out.push_str(section.trim_end());
+            out.push('\n');
+            continue;
+        }
+        // An entry starts at a line indented by two spaces; deeper lines continue it.
+        let mut entries: Vec<String> = Vec::new();
+        for line in body.lines() {
+            match entries.last_mut() {
+                Some(e) if line.starts_with("   ") => {
+                    e.push('\n');
+                    e.push_str(line);
+                }
+                _ => entries.push(line.to_string()),
+            }
+        }
+        let kept: Vec<String> = entries.into_iter().filter(|e| wanted(title, e)).collect();
+        if !kept.is_empty() {
+            out.push('\n');
+            out.push_str(title);
+            out.push('\n');
+            for e in kept {
+                out.push_str(&e);
+                out.push('\n');
+            }
+        }
+    }
+    out.push_str("\nEvery subcommand: review-mcp --help.\n");
+    out
+}
+
 /// The `--version` line.
 pub fn version_text() -> String {
     format!("review-mcp {}", env!("CARGO_PKG_VERSION"))
@@ -199,6 +300,79 @@ mod tests {
             "need an existing one and create nothing",
         ] {
             assert!(h.contains(needle), "help lacks {needle}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod subcommand_tests {
+    use super::*;
+    use crate::cli::args::{RawArgs, SUBCOMMANDS};
+
+    /// Whether `sub` accepts `flag` (with a value when it takes one), given before the files
+    /// it needs (merge-file takes its fourth word as a path, whatever it is).
+    fn accepts(sub: &str, flag: &str) -> bool {
+        let mut line = vec![sub, flag];
+        if ["--db", "-o", "--command", "--author"].contains(&flag) {
+            line.push("v");
+        }
+        line.extend_from_slice(match sub {
+            "serve" | "export" | "check" => &[],
+            "merge-file" => &["a", "b", "c"],
+            _ => &["x"],
+        });
+        RawArgs::parse(line.into_iter().map(std::ffi::OsString::from))
+            .and_then(|raw| raw.validate(None, None))
+            .is_ok()
+    }
+
+    /// Each subcommand's help shows exactly the flags it accepts, and its own usage line
+    /// only: the table `flags_of` and the rules of `validate` cannot drift apart.
+    #[test]
+    fn a_subcommands_help_shows_the_flags_it_accepts_and_no_other_usage() {
+        let full = help_text();
+        for sub in SUBCOMMANDS {
+            assert!(accepts(sub, "--"), "{sub} refuses its own line");
+            let help = subcommand_help(sub);
+            for flag in [
+                "--db",
+                "-o",
+                "--command",
+                "--author",
+                "--bless",
+                "--dry-run",
+            ] {
+                let entry = match flag {
+                    "--db" => "\n  --db PATH ",
+                    "-o" => "\n  -o, --output FILE ",
+                    "--command" => "\n  --command CMD ",
+                    "--author" => "\n  --author NAME ",
+                    _ => &format!("\n  {flag} "),
+                };
+                assert!(full.contains(entry), "{entry}");
+                assert_eq!(
+                    help.contains(entry),
+                    accepts(sub, flag),
+                    "{sub} and {flag}:\n{help}"
+                );
+            }
+            for other in SUBCOMMANDS {
+                let shown = help
+                    .lines()
+                    .filter(|l| l.starts_with("  review-mcp "))
+                    .any(|l| {
+                        l.split_whitespace()
+                            .any(|w| w.trim_matches(['[', ']']) == other)
+                    });
+                assert_eq!(shown, other == sub, "{sub}'s help and {other}:\n{help}");
+            }
+            assert!(help.contains("MCP_LOG_LEVEL") && help.contains("Exit status: 0"));
+            assert_eq!(help.contains(DB_ENV), accepts(sub, "--db"), "{help}");
+            assert_eq!(
+                help.contains(AUTHOR_ENV),
+                accepts(sub, "--author"),
+                "{help}"
+            );
         }
     }
 }

@@ -25,7 +25,8 @@ const NO_DATABASE: [&str; 3] = ["revision", "merge-file", "replay"];
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
     Serve,
-    Help,
+    /// `--help`: the whole usage, or that of the subcommand given with it.
+    Help(Option<&'static str>),
     Version,
     Revision {
         files: Vec<PathBuf>,
@@ -94,7 +95,7 @@ impl RawArgs {
         if self.help || self.version {
             return Ok(Invocation {
                 command: if self.help {
-                    Command::Help
+                    Command::Help(self.subcommand)
                 } else {
                     Command::Version
                 },
@@ -539,8 +540,11 @@ mod tests {
 
     #[test]
     fn parse_help_and_version_win_over_subcommands() {
-        assert_eq!(run(&["--help"]).unwrap().command, Command::Help);
-        assert_eq!(run(&["check", "-h"]).unwrap().command, Command::Help);
+        assert_eq!(run(&["--help"]).unwrap().command, Command::Help(None));
+        assert_eq!(
+            run(&["check", "-h"]).unwrap().command,
+            Command::Help(Some("check"))
+        );
         assert_eq!(run(&["--version"]).unwrap().command, Command::Version);
         assert_eq!(run(&["-V"]).unwrap().command, Command::Version);
     }

@@ -70,6 +70,38 @@ fn help_lists_flags_subcommands_and_environment() {
     assert!(!dir.path().join("review-mcp.db").exists());
 }
 
+/// `review-mcp sync --help` printed the whole 119-line usage; a subcommand's help is its
+/// own usage, the flags and variables it reads and the exit status, on stdout, exit 0, and
+/// opens no database (here, one that could not be opened).
+#[test]
+fn a_subcommands_help_is_its_own_usage_and_flags() {
+    let dir = TempDir::new("help-sub").unwrap();
+    let full = stdout(&run(dir.path(), &["--help"]));
+    let o = run(dir.path(), &["sync", "--help", "--db", "/proc/no/such.db"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(o.stderr.is_empty(), "{}", stderr(&o));
+    let sync = stdout(&o);
+    for needle in [
+        "review-mcp [--db PATH] sync [--dry-run] DIR",
+        "--dry-run           sync: print what would be written",
+        "--db PATH",
+        "REVIEW_MCP_DB_PATH",
+        "MCP_LOG_LEVEL",
+        "Exit status: 0 success",
+        "Every subcommand: review-mcp --help.",
+    ] {
+        assert!(sync.contains(needle), "sync --help lacks {needle}:\n{sync}");
+    }
+    for absent in ["merge-file BASE", "--bless", "--author NAME", "-o, --output"] {
+        assert!(!sync.contains(absent), "sync --help shows {absent}:\n{sync}");
+    }
+    assert!(sync.lines().count() * 2 < full.lines().count(), "{sync}");
+    let revision = stdout(&run(dir.path(), &["-h", "revision"]));
+    assert!(revision.contains("review-mcp revision FILE..."), "{revision}");
+    assert!(!revision.contains("--db PATH"), "{revision}");
+    assert!(!dir.path().join("review-mcp.db").exists());
+}
+
 #[test]
 fn version_prints_name_and_version() {
     let dir = TempDir::new("version").unwrap();
