@@ -79,6 +79,10 @@ pub struct Form3Header {
     /// The database the form was read from (`None`: in memory), which the command that writes
     /// every row names when the resource had to cut it.
     pub database: Option<std::path::PathBuf>,
+    /// The revisions the rows name only by their short form (an evidence label kept from an
+    /// earlier revision, a carried disposition), each whole, that no other line names whole:
+    /// the Note names them, so the filed form says which revision a result was quoted at.
+    pub named_short: Vec<String>,
 }
 
 /// One basis requirement: one row of the table.
@@ -317,6 +321,14 @@ impl Form3 {
             }
         }
         let supersedes = supersedes.last().cloned();
+        let named_short = named_short(
+            store,
+            revision,
+            &partial_of,
+            supersedes.as_deref(),
+            supersession.superseded_by.as_ref().map(|(r, _)| r.as_str()),
+            &rows,
+        )?;
         Ok(Form3 {
             header: Form3Header {
                 revision: revision.to_string(),
@@ -327,6 +339,7 @@ impl Form3 {
                 inherited,
                 superseded_by: supersession.superseded_by,
                 database: store.path().map(std::path::Path::to_path_buf),
+                named_short,
             },
             rows,
             total,
@@ -467,6 +480,16 @@ impl Form3 {
         } else {
             format!("{shown} of {}", self.total)
         };
+        let mut note = String::from(
+            "Requirements as stated and evidence as quoted in the review: this server never measures. Fields 1 to 4 are not recorded in the review: the engineer fills them in. Inherited and re-verify rows are an earlier revision's results (in their comments), not this one's. A cell that would start a spreadsheet formula starts with '. A cell is at most 32,767 characters: a longer one is cut and says where the whole text is.",
+        );
+        for rev in &h.named_short {
+            let _ = write!(
+                note,
+                " Revision {rev} is named in the rows by its short form ({}).",
+                crate::review::carry::short_revision(rev)
+            );
+        }
         let lines: [(&str, &str); 10] = [
             (
                 "Form",
@@ -482,10 +505,7 @@ impl Form3 {
             ("Revision", &h.revision),
             ("FAI", &fai),
             ("Rows", &rows),
-            (
-                "Note",
-                "Requirements as stated and evidence as quoted in the review: this server never measures. Fields 1 to 4 are not recorded in the review: the engineer fills them in. Inherited and re-verify rows are an earlier revision's results (in their comments), not this one's. A cell that would start a spreadsheet formula starts with '. A cell is at most 32,767 characters: a longer one is cut and says where the whole text is.",
-            ),
+            ("Note", &note),
         ];
         for (key, value) in lines {
             let mut fields = vec![cell(key), cell(value)];
@@ -495,6 +515,57 @@ impl Form3 {
         let headings: Vec<String> = COLUMNS.iter().map(|c| cell(c)).collect();
         push_record(out, &headings);
     }
+}
+
+/// The revisions `rows` name only by their short form (in a kept evidence label or a carried
+/// disposition) that neither the header nor a row's `Inherited From` or re-verify revision
+/// names whole, each resolved to the one stored revision it begins (one that begins no stored
+/// revision, or several, is left as the row says it: never a guess).
+fn named_short(
+    store: &mut Store,
+    revision: &str,
+    partial_of: &[String],
+    restated_after: Option<&str>,
+    superseded_by: Option<&str>,
+    rows: &[Form3Row],
+) -> Result<Vec<String>, ResourceError> {
+    let mut whole: Vec<&str> = vec![revision];
+    whole.extend(partial_of.iter().map(String::as_str));
+    whole.extend(restated_after);
+    whole.extend(superseded_by);
+    for r in rows {
+        whole.extend(r.inherited_from.as_deref());
+        if let Some(rv) = &r.reverify {
+            whole.push(&rv.from);
+            whole.extend(rv.ids_of.as_deref());
+        }
+    }
+    let mut heads: Vec<&str> = Vec::new();
+    for r in rows {
+        let texts = [Some(r.disposition.as_str()), r.evidence.as_deref()];
+        for head in texts
+            .into_iter()
+            .flatten()
+            .flat_map(crate::review::carry::short_forms_in)
+        {
+            if !heads.contains(&head) && !whole.iter().any(|w| w.starts_with(head)) {
+                heads.push(head);
+            }
+        }
+    }
+    let mut named = Vec::new();
+    for head in heads {
+        let found = store.complete(
+            crate::store::Completable::Revision,
+            head,
+            &crate::store::Narrowing::default(),
+            1,
+        )?;
+        if let ([one], false) = (found.values.as_slice(), found.has_more) {
+            named.push(one.clone());
+        }
+    }
+    Ok(named)
 }
 
 /// "1 row", "2 rows".
@@ -908,6 +979,7 @@ mod tests {
                 inherited: 0,
                 superseded_by: None,
                 database: None,
+                named_short: Vec::new(),
             },
             rows,
             total,

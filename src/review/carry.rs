@@ -262,6 +262,26 @@ pub fn short_revision(rev: &str) -> String {
     }
 }
 
+/// The revisions `text` names by [`short_revision`]'s form, each as its head (`sha256:` and
+/// the 12 hex digits, without the `…`), in order, once each: what a reader that gives the
+/// text (the evidence label `at revision sha256:…: …`, a carried disposition) must name
+/// whole elsewhere for the text to be resolvable.
+pub fn short_forms_in(text: &str) -> Vec<&str> {
+    let mut found: Vec<&str> = Vec::new();
+    for (at, _) in text.match_indices("sha256:") {
+        let Some(head) = text.get(at..at + 19) else {
+            continue;
+        };
+        let hex_only = head["sha256:".len()..]
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        if hex_only && text[at + 19..].starts_with('…') && !found.contains(&head) {
+            found.push(head);
+        }
+    }
+    found
+}
+
 /// An engineer's verdict that a carried basis item does not show: given on the item at the
 /// revision it was carried from (`revision`, decision `decision`) after the carry, so its
 /// `carried.verdict` never learned of it. A verdict on a superseded decision is refused by
@@ -616,6 +636,22 @@ mod tests {
             (whole.state, whole.unmapped),
             (CarryState::Inherited, vec![])
         );
+    }
+
+    /// Only the form `short_revision` writes: 12 lowercase hex digits and `…`, once each; a
+    /// whole revision, a shorter or capital one, or one without its `…` is not a short form.
+    #[test]
+    fn short_forms_in_finds_each_short_revision_once() {
+        let whole = format!("sha256:{}", "a".repeat(64));
+        let text = format!(
+            "at revision sha256:0123456789ab…: x; sha256:0123456789ab… again, {whole}, \
+             sha256:0123456789…, sha256:0123456789AB…, sha256:0123456789abc, sha256:ba9876543210…"
+        );
+        assert_eq!(
+            short_forms_in(&text),
+            vec!["sha256:0123456789ab", "sha256:ba9876543210"]
+        );
+        assert!(short_forms_in("sha256:").is_empty());
     }
 
     #[test]

@@ -380,13 +380,29 @@ impl ArtifactArg {
 }
 
 /// A revision given by the short form an answer writes (`sha256:9d297e93c19f…`, see
-/// `WholeOnce`), which a tool cannot take: what the form is, what to pass, and the stored
+/// `WholeOnce`; or its hex digits alone, as `show_review`'s line and the report's title write
+/// them after `@`), which a tool cannot take: what the form is, what to pass, and the stored
 /// revision it stands for when exactly one begins so (never a guess among several: how many
-/// do). `None` when `value` is not a short form. Written for every field of a revision: the
+/// do); or a whole digest spelled as a checksum tool prints it (see [`digest_as_revision`]):
+/// the revision to pass. `None` for anything else. Written for every field of a revision: the
 /// schema's refusal (`service/calls.rs`) and `carry_forward`'s own check. One index seek per
 /// revision found, at most `SHORT_FORM_MATCHES` + 1 a column.
 pub fn short_revision_refused(store: &mut Store, value: &str) -> Option<String> {
-    let head = crate::review::short_revision_head(value)?;
+    if let Some(revision) = digest_as_revision(value) {
+        return Some(format!(
+            "\"{value}\" is a SHA-256 digest as a checksum tool prints it (its hex digits \
+             alone, or in capitals), not a revision: a revision is sha256: and the 64 hex \
+             digits in lower case; pass \"{revision}\""
+        ));
+    }
+    let bare;
+    let head = match crate::review::short_revision_head(value) {
+        Some(head) => head,
+        None => {
+            bare = format!("sha256:{value}");
+            crate::review::short_revision_head(&bare)?
+        }
+    };
     let found = store.complete(
         crate::store::Completable::Revision,
         head,
@@ -406,6 +422,23 @@ pub fn short_revision_refused(store: &mut Store, value: &str) -> Option<String> 
         Err(_) => String::new(),
     };
     Some(short_form_message(value, &here))
+}
+
+/// The revision a whole SHA-256 digest stands for when `value` spells it as a checksum tool
+/// prints it rather than as a revision: the 64 hex digits alone (`sha256sum`, `shasum -a
+/// 256`, Python's `hexdigest()`), or in capitals (PowerShell's `Get-FileHash`), with or
+/// without `sha256:` in either case. `None` for a revision as it should be and for anything
+/// else.
+fn digest_as_revision(value: &str) -> Option<String> {
+    if crate::review::is_revision(value) {
+        return None;
+    }
+    let hex = match value.get(..7) {
+        Some(prefix) if prefix.eq_ignore_ascii_case("sha256:") => &value[7..],
+        _ => value,
+    };
+    (hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| format!("sha256:{}", hex.to_ascii_lowercase()))
 }
 
 /// [`short_revision_refused`] with no database to look in: what the form is and what to pass.

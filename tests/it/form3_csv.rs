@@ -1047,3 +1047,63 @@ fn form3_output_log_counts_one_row_in_the_singular() {
     let five = said(&rev(1), "five.csv");
     assert!(five.contains(": 5 rows to five.csv"), "{five}");
 }
+
+/// Regression: a row whose Results an engineer's restatement kept as an earlier revision's
+/// (`at revision sha256:55bbeb128c63…: cert 4471`, the label `remember_decision` writes when
+/// the evidence is copied back from a carried item, kept through later carries) named that
+/// revision only by its short form, and nothing else in the CSV named it whole: the form
+/// filed for revision C pointed at a result of "sha256:55bbeb128c63…", which no reader of
+/// the file could resolve. Found in a real review carried over three revisions of a
+/// build123d-mcp bracket. The Note now names each such revision whole, once.
+#[test]
+fn form3_names_whole_a_revision_its_rows_give_only_by_its_short_form() {
+    let (a, b, c) = (rev(31), rev(32), rev(33));
+    let at = |r: &str| art_uri(r, "/work/bracket.step");
+    let item = |evidence: &str| {
+        json!([{"requirement": "Material is 6061-T6", "source": "supplier-cert",
+                "evidence": evidence, "state": "satisfied", "faces": []}])
+    };
+    for era in ERAS {
+        let mut cl = Client::memory(era);
+        let decide = |cl: &mut Client, r: &str, evidence: &str| {
+            cl.ok(
+                "remember_decision",
+                json!({"artifact": at(r), "subject": "material", "disposition": "hold",
+                       "basis": item(evidence)}),
+            )
+        };
+        let carry = |cl: &mut Client, from: &str, to: &str| {
+            cl.ok(
+                "carry_forward",
+                json!({"from": at(from), "to": at(to), "map": [], "changed": []}),
+            )
+        };
+        decide(&mut cl, &a, "cert 4471");
+        carry(&mut cl, &a, &b);
+        // Copied back word for word: kept as revision a's evidence.
+        let stated = decide(&mut cl, &b, "cert 4471");
+        let kept = stated["decision"]["basis"][0]["evidence"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let short_a = format!("{}…", &a[..19]);
+        assert_eq!(kept, format!("at revision {short_a}: cert 4471"), "{era:?}");
+        carry(&mut cl, &b, &c);
+        // The label says its revision already: it stays a's through the next carry.
+        decide(&mut cl, &c, &kept);
+        let (content, _) = read_resource(&mut cl, &format!("review://revisions/{c}/form3.csv"));
+        let csv = content["text"].as_str().unwrap();
+        assert!(csv.contains(&short_a), "{era:?}: {csv}");
+        assert!(
+            csv.contains(&format!(
+                "Revision {a} is named in the rows by its short form"
+            )),
+            "{era:?}: {csv}"
+        );
+        // A revision the header already says whole is not said again.
+        assert!(
+            !csv.contains(&format!("Revision {b} is named")),
+            "{era:?}: {csv}"
+        );
+    }
+}

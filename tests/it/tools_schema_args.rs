@@ -253,6 +253,56 @@ fn a_schema_refusal_names_every_allowed_value() {
     }
 }
 
+/// A revision spelled as a checksum tool prints it was refused with the schema's bare `does
+/// not match "^sha256:[0-9a-f]{64}$"`: the 64 hex digits alone (`sha256sum`, `shasum -a 256`,
+/// Python's `hexdigest()`) or in capitals (PowerShell's `Get-FileHash`), and the 12 hex digits
+/// `show_review`'s line and the report's title write after `@`. Found in a real review driven
+/// from build123d-mcp: its STEP export's `sha256sum` is what an assistant has in hand. The
+/// refusal says what to pass: the revision itself when the digits are whole, else the stored
+/// revision they begin, in every era and for `carry_forward`'s own check too.
+#[test]
+fn a_revision_spelled_as_a_checksum_tool_prints_it_is_refused_saying_what_to_pass() {
+    let hex = &REV_A["sha256:".len()..];
+    let at = |rev: &str| json!({"revision": rev, "format": "step"});
+    for era in [Era::V2025_06_18, Era::V2025_11_25, Era::V2026_07_28] {
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember",
+            json!({"artifact": at(REV_A), "name": "bore", "entity_ids": ["face:1"]}),
+        );
+        let upper = format!("sha256:{}", hex.to_uppercase());
+        for given in [hex.to_string(), hex.to_uppercase(), upper.clone()] {
+            let text = c.schema_refused("recall", json!({"artifact": at(&given)}));
+            assert!(
+                text.contains(&format!("pass \"{REV_A}\"")) && !text.contains("does not match"),
+                "{era:?} {given}: {text}"
+            );
+        }
+        let text = c.refused(
+            "carry_forward",
+            json!({"from": at(REV_A), "to": at(&upper), "map": []}),
+        );
+        assert!(
+            text.contains(&format!("to.revision: \"{upper}\""))
+                && text.contains(&format!("pass \"{REV_A}\"")),
+            "{era:?}: {text}"
+        );
+        // show_review's "@ aaaaaaaaaaaa": the short form, without its sha256:.
+        let text = c.schema_refused("recall", json!({"artifact": at(&hex[..12])}));
+        assert!(
+            text.contains("is the short form")
+                && text.contains(&format!(
+                    "the one revision here that begins sha256:{} is {REV_A}",
+                    &hex[..12]
+                )),
+            "{era:?}: {text}"
+        );
+        // Neither: the schema's own words.
+        let text = c.schema_refused("recall", json!({"artifact": at(&hex[..20])}));
+        assert!(text.contains("does not match"), "{era:?}: {text}");
+    }
+}
+
 /// A revision copied from an answer by its short form (`sha256:` and 12 hex digits, `…`, as
 /// an answer writes a revision it gave whole once; or without the `…`) was refused with the
 /// schema's `does not match "^sha256:[0-9a-f]{64}$"`, which does not say what the value is
