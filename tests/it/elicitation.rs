@@ -567,6 +567,35 @@ fn a_response_without_its_jsonrpc_version_is_not_answered_and_ends_the_wait() ->
     Ok(())
 }
 
+/// Regression: a response carrying both `result` and `error` is not JSON-RPC ("either the
+/// result member or error member MUST be included, but not both"): the client's form may have
+/// failed. The server took the `result` and recorded the engineer's verdicts from it (found by
+/// the wire review with raw lines). It now ends the wait like any unreadable answer:
+/// `isError`, nothing written.
+#[test]
+fn a_response_with_both_result_and_error_records_nothing_and_ends_the_wait() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(2)))?;
+    let out = send(
+        &mut s,
+        &json!({"jsonrpc": "2.0", "id": asked, "result": accept(),
+                "error": {"code": -32603, "message": "the form failed"}}),
+    );
+    let text = refusal_text(&out)?;
+    assert_eq!(out[0]["id"], 2);
+    assert!(
+        text.contains("could not be read") && text.contains("both"),
+        "{text}"
+    );
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    // One that answers no question of ours is not answered.
+    let stray =
+        json!({"jsonrpc": "2.0", "id": 77, "result": {}, "error": {"code": 1, "message": "x"}});
+    assert!(send(&mut s, &stray).is_empty());
+    Ok(())
+}
+
 #[test]
 fn no_question_is_put_before_the_client_says_initialized() -> Result<()> {
     // Every handshake revision: "The server SHOULD NOT send requests other than pings and
