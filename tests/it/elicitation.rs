@@ -948,6 +948,8 @@ fn a_host_that_declared_apps_is_told_it_renders_the_card() -> Result<()> {
 fn without_the_capability_a_legacy_session_is_refused_without_a_request() -> Result<()> {
     for caps in [
         json!({}),
+        // A host declaring url mode only declared elicitation: it was told it had not
+        // (found by the wire review); it has not declared the form mode this call needs.
         json!({"elicitation": {"url": {}}}),
         json!({"sampling": {}}),
     ] {
@@ -956,7 +958,7 @@ fn without_the_capability_a_legacy_session_is_refused_without_a_request() -> Res
         let out = send(&mut s, &ask(2));
         let t = refusal_text(&out).context(caps.to_string())?;
         assert!(
-            t.contains("did not declare elicitation")
+            t.contains("did not declare form elicitation")
                 && t.contains("in chat")
                 // Issue 28: a host without forms (Gemini CLI) is told the engineer's own
                 // channels: the terminal command and the card.
