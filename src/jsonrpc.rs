@@ -199,6 +199,14 @@ pub fn classify(value: Value) -> Incoming {
             };
         }
         None => {
+            // JSON-RPC 2.0: "Either the result member or error member MUST be included, but
+            // not both." Taking the result would record an answer the client also said failed.
+            if obj.contains_key("result") && obj.contains_key("error") {
+                return Incoming::InvalidResponse {
+                    id: valid_id,
+                    reason: "it has both \"result\" and \"error\"".into(),
+                };
+            }
             if let Some(result) = obj.remove("result") {
                 return Incoming::Response(ClientResponse {
                     id: valid_id,

@@ -115,6 +115,11 @@ impl Asks {
         self.pending.iter().any(|p| p.sent && &p.ask == id)
     }
 
+    /// Whether the client's call `call` waits for an answer (put or held).
+    pub fn waiting(&self, call: &Id) -> bool {
+        self.pending.iter().any(|p| &p.call == call)
+    }
+
     /// The question of the call `call`, which the client cancelled.
     pub fn cancelled(&mut self, call: &Id) -> Option<Pending> {
         let i = self.pending.iter().position(|p| &p.call == call)?;

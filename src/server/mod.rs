@@ -473,6 +473,9 @@ impl Server {
     /// A panic in a handler must not end the process: it becomes -32603 for that request.
     fn handle_request_guarded(&mut self, req: Request) -> Option<Outgoing> {
         let id = req.id.clone();
+        if let Some(why) = self.in_flight_refusal(&req) {
+            return Some(refusal(Some(id), INVALID_REQUEST, why));
+        }
         match catch_unwind(AssertUnwindSafe(|| self.handle_request(req))) {
             Ok(answer) => answer,
             Err(_) => {
@@ -550,6 +553,35 @@ impl Server {
             })),
             Step::Ask(question) => self.ask(id, question),
         }
+    }
+
+    /// Why a request is refused unrun because its id is still in flight: a call waiting for
+    /// the engineer's form, or an open `subscriptions/listen` stream (whose answer, when it
+    /// comes, ends the stream). Request ids are unique among the requests in flight: an
+    /// answer under that id would reach the client as the answer to the earlier request, and
+    /// `notifications/cancelled` could name either. A listen under a stream's id is left to
+    /// [`Server::listen_refusal`], which says so; a handshake is never refused, since it
+    /// ends every wait of the session it replaces.
+    fn in_flight_refusal(&self, req: &Request) -> Option<String> {
+        if req.method == call::INITIALIZE && legacy::is_handshake(req.params.as_ref()) {
+            return None;
+        }
+        let stream = self.streams.iter().any(|(held, _)| held == &req.id);
+        if stream && call::Method::from_name(&req.method) == Some(call::Method::Listen) {
+            return None;
+        }
+        let what = if self.asks.waiting(&req.id) {
+            "a tools/call that waits for the engineer's answer to a form"
+        } else if stream {
+            "an open subscriptions/listen stream"
+        } else {
+            return None;
+        };
+        Some(format!(
+            "Invalid Request: this request id is still in flight ({what}); request ids must be \
+             unique among the requests in flight: use a new id, or cancel that request \
+             (notifications/cancelled) first"
+        ))
     }
 
     /// Why a `subscriptions/listen` stream cannot be held open, if it cannot. Each open stream

@@ -1060,11 +1060,12 @@ fn read_form(
 }
 
 /// The answer for a client that cannot show a form (legacy sessions without elicitation):
-/// the host did not declare it, or the session's revision has none (before 2025-06-18), in
-/// which case the host may well have declared it and the assistant must not say otherwise.
+/// the host did not declare its form mode (nothing, or `url` only), or the session's
+/// revision has none (before 2025-06-18), in which case the host may well have declared it
+/// and the assistant must not say otherwise.
 pub fn without_elicitation(version: Version) -> String {
     let why = if version.features().elicitation {
-        "This host did not declare elicitation".to_string()
+        "This host did not declare form elicitation".to_string()
     } else {
         format!(
             "This session's protocol revision ({}) has no elicitation",

@@ -284,6 +284,38 @@ fn listen_under_the_id_of_an_open_stream_is_refused() -> Result<()> {
     Ok(())
 }
 
+/// Regression: a request other than a listen under the id of an open stream was served
+/// (found by the wire review): its answer carries that id, which in 2026-07-28 is the answer
+/// that ends the stream, so the client took the stream as closed while the server kept it.
+/// It is refused (-32600, nothing run) in either era.
+#[test]
+fn a_request_under_the_id_of_an_open_stream_is_refused() -> Result<()> {
+    let mut s = server()?;
+    ensure!(is_ack(&s.handle_line(&listen(json!(7)))));
+    let modern = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let legacy = json!({"jsonrpc": "2.0", "id": 7, "method": "ping"});
+    for dup in [modern.clone(), legacy] {
+        let refused = s.handle_line(dup.to_string().as_bytes());
+        ensure!(
+            matches!(refused.as_slice(), [e] if e["id"] == json!(7)
+                && e["error"]["code"] == json!(-32600)
+                && e["error"]["message"].as_str().is_some_and(|m| m.contains("in flight"))),
+            "{dup}: {refused:?}"
+        );
+    }
+    let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled",
+                        "params":{"requestId":7}});
+    ensure!(s.handle_line(cancel.to_string().as_bytes()).is_empty());
+    let served = s.handle_line(modern.to_string().as_bytes());
+    ensure!(
+        matches!(served.as_slice(), [r] if r["result"]["tools"].is_array()),
+        "{served:?}"
+    );
+    Ok(())
+}
+
 /// Regression: ids were compared as written, so a stream opened under `1.0` (a whole number
 /// the schema's `RequestId` counts as the integer 1, and the server echoes as sent) was not
 /// the stream of id `1`: a second listen under `1` was acknowledged (every notification went

@@ -567,6 +567,95 @@ fn a_response_without_its_jsonrpc_version_is_not_answered_and_ends_the_wait() ->
     Ok(())
 }
 
+/// Regression: a response carrying both `result` and `error` is not JSON-RPC ("either the
+/// result member or error member MUST be included, but not both"): the client's form may have
+/// failed. The server took the `result` and recorded the engineer's verdicts from it (found by
+/// the wire review with raw lines). It now ends the wait like any unreadable answer:
+/// `isError`, nothing written.
+#[test]
+fn a_response_with_both_result_and_error_records_nothing_and_ends_the_wait() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(2)))?;
+    let out = send(
+        &mut s,
+        &json!({"jsonrpc": "2.0", "id": asked, "result": accept(),
+                "error": {"code": -32603, "message": "the form failed"}}),
+    );
+    let text = refusal_text(&out)?;
+    assert_eq!(out[0]["id"], 2);
+    assert!(
+        text.contains("could not be read") && text.contains("both"),
+        "{text}"
+    );
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    // One that answers no question of ours is not answered.
+    let stray =
+        json!({"jsonrpc": "2.0", "id": 77, "result": {}, "error": {"code": 1, "message": "x"}});
+    assert!(send(&mut s, &stray).is_empty());
+    Ok(())
+}
+
+/// Regression: a request under the id of a call still waiting for the engineer's form was
+/// served (found by the wire review with raw lines): a `ping` or a second `request_verdicts`
+/// under id 2 was answered with id 2, so the client matched that answer to the call that
+/// waits, the form's real answer came later under the same id, and `notifications/cancelled`
+/// with `requestId: 2` could name either. Request ids are unique among the requests in
+/// flight: it is refused (-32600, nothing run), and the id is free again once the call is
+/// answered.
+#[test]
+fn a_request_under_the_id_of_a_waiting_call_is_refused_and_runs_nothing() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(2)))?;
+    for dup in [
+        request(json!(2), "ping", json!({})),
+        ask(2),
+        request(json!(2.0), "ping", json!({})),
+    ] {
+        let out = send(&mut s, &dup);
+        ensure!(
+            matches!(out.as_slice(), [e] if e["id"] == dup["id"]
+                && e["error"]["code"] == json!(-32600)
+                && e["error"]["message"].as_str().is_some_and(|m| m.contains("in flight"))),
+            "{dup}: {out:?}"
+        );
+    }
+    let out = send(
+        &mut s,
+        &json!({"jsonrpc": "2.0", "id": asked, "result": accept()}),
+    );
+    ensure!(
+        out.iter().filter(|m| m["id"] == json!(2)).count() == 1,
+        "{out:?}"
+    );
+    ensure!(
+        out[0]["result"]["structuredContent"]["outcome"] == json!("recorded"),
+        "{out:?}"
+    );
+    let out = send(&mut s, &request(json!(2), "ping", json!({})));
+    ensure!(
+        matches!(out.as_slice(), [r] if r["result"] == json!({})),
+        "free again: {out:?}"
+    );
+    // A handshake under a waiting call's id is served: it ends every wait of the session.
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    the_ask(&send(&mut s, &ask(3)))?;
+    let init = request(
+        json!(3),
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "again", "version": "1"}}),
+    );
+    let out = send(&mut s, &init);
+    ensure!(
+        out[0]["result"]["protocolVersion"] == json!("2025-11-25"),
+        "{out:?}"
+    );
+    Ok(())
+}
+
 #[test]
 fn no_question_is_put_before_the_client_says_initialized() -> Result<()> {
     // Every handshake revision: "The server SHOULD NOT send requests other than pings and
@@ -859,6 +948,8 @@ fn a_host_that_declared_apps_is_told_it_renders_the_card() -> Result<()> {
 fn without_the_capability_a_legacy_session_is_refused_without_a_request() -> Result<()> {
     for caps in [
         json!({}),
+        // A host declaring url mode only declared elicitation: it was told it had not
+        // (found by the wire review); it has not declared the form mode this call needs.
         json!({"elicitation": {"url": {}}}),
         json!({"sampling": {}}),
     ] {
@@ -867,7 +958,7 @@ fn without_the_capability_a_legacy_session_is_refused_without_a_request() -> Res
         let out = send(&mut s, &ask(2));
         let t = refusal_text(&out).context(caps.to_string())?;
         assert!(
-            t.contains("did not declare elicitation")
+            t.contains("did not declare form elicitation")
                 && t.contains("in chat")
                 // Issue 28: a host without forms (Gemini CLI) is told the engineer's own
                 // channels: the terminal command and the card.
