@@ -393,6 +393,20 @@ pub fn is_database_file(db: &Path, target: &Path) -> bool {
         .any(|f| same(&f, &target))
 }
 
+/// This process's file-size limit in bytes (`ulimit -f`, `RLIMIT_FSIZE`), when it has one:
+/// read from `/proc/self/limits` ("Max file size"), so known on Linux only (elsewhere a write
+/// past it is reported as any other failed write).
+pub fn file_size_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max file size"))?;
+    // "Max file size   <soft>   <hard>   bytes": the soft limit is the one enforced.
+    line.strip_prefix("Max file size")?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
