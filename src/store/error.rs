@@ -250,7 +250,25 @@ impl std::fmt::Display for StoreError {
                     f,
                     "{} {what} while this server was running; nothing was read or written, so that no write goes into a file nobody can see. Restart the server (reconnect it in your MCP host) to use the file the path names now",
                     path.display()
-                )
+                )?;
+                // The file it had open is gone from the folder but not yet from the disk:
+                // said while this server can still hand it over.
+                if matches!(change, FileChange::Deleted | FileChange::Replaced)
+                    && let Some(copy) = super::file::held_open_copy(path)
+                {
+                    let mut rescued = path.as_os_str().to_owned();
+                    rescued.push(".recovered");
+                    write!(
+                        f,
+                        ". Before you do, if the file it had open holds writes you want (deleted by mistake, or replaced by an older copy), copy it out while this server still holds it open: {} (stop the servers, then move that file into place, or import its `review-mcp --db FILE export` into the new one)",
+                        crate::text::code_span(&format!(
+                            "cp {} {}",
+                            command_path(&copy),
+                            command_path(Path::new(&rescued))
+                        ))
+                    )?;
+                }
+                Ok(())
             }
             StoreError::ReadOnlyFile { path, source } => write!(
                 f,
