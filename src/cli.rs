@@ -37,6 +37,7 @@ pub mod check;
 pub mod database;
 mod elsewhere;
 pub mod export;
+pub mod file_size_limit;
 pub mod form3;
 pub mod help;
 pub mod import;

@@ -28,6 +28,10 @@
 //! `client_caps`, `cursor`, `jsonrpc`, `program`, `prompts`, `watch`, `wire`) are the crate's
 //! own.
 
+// The library has no `unsafe` at all (Cargo.toml only denies it, so that the binary's
+// src/cli/file_size_limit.rs may allow it for its one call of signal(2)).
+#![forbid(unsafe_code)]
+
 mod bounds;
 mod call;
 mod client_caps;

@@ -21,6 +21,8 @@ use cli::{Command, Invocation};
 const USAGE_EXIT: u8 = 2;
 
 fn main() -> ExitCode {
+    // First, before any thread or file: a write past `ulimit -f` fails instead of killing us.
+    cli::file_size_limit::fail_writes_past_it();
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let env = |name| std::env::var_os(name);
     let invocation = match cli::parse(args, env(cli::DB_ENV), env("HOME")) {

@@ -80,6 +80,11 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
             if e.is_disk_full() {
                 // What fills up is the copy's disk, not the database's.
                 anyhow!("the disk it goes on is full; free space there, or choose another place")
+            } else if let Some(limit) = e.file_size_limit_met() {
+                // The copy is the file that grows (the database is only read).
+                anyhow!(
+                    "it would be larger than the file-size limit of this process (ulimit -f: {limit} bytes); raise or remove the limit (`ulimit -f unlimited`) and run the backup again"
+                )
             } else {
                 store_error(db, e)
             }

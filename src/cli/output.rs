@@ -151,7 +151,21 @@ pub(super) fn write_beside<T>(
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    written.with_context(|| format!("cannot write {}", shown(path)))
+    written.map_err(|e| {
+        let limit = e
+            .chain()
+            .filter_map(|c| c.downcast_ref::<io::Error>())
+            .any(|io| io.kind() == io::ErrorKind::FileTooLarge)
+            .then(review_mcp::store::file::file_size_limit);
+        match limit {
+            Some(limit) => e.context(format!(
+                "cannot write {}: it would be larger than the file-size limit of this process (ulimit -f{}); nothing was written there. Raise or remove the limit (`ulimit -f unlimited`) and run the command again",
+                shown(path),
+                limit.map_or_else(String::new, |l| format!(": {l} bytes"))
+            )),
+            None => e.context(format!("cannot write {}", shown(path))),
+        }
+    })
 }
 
 /// Syncs the folder holding `path`, so the rename that put the file there survives a power

@@ -102,6 +102,14 @@ pub enum StoreError {
     Empty {
         path: PathBuf,
     },
+    /// A write SQLite could not make while this process has a file-size limit (`ulimit -f`,
+    /// `RLIMIT_FSIZE`): the write past it failed with `EFBIG` (the binary ignores `SIGXFSZ`,
+    /// which would have killed it). `limit` in bytes.
+    FileSizeLimit {
+        path: PathBuf,
+        limit: u64,
+        source: rusqlite::Error,
+    },
     /// A query on a store whose connection is gone (a bug).
     NotOpen,
 }
@@ -242,7 +250,25 @@ impl std::fmt::Display for StoreError {
                     f,
                     "{} {what} while this server was running; nothing was read or written, so that no write goes into a file nobody can see. Restart the server (reconnect it in your MCP host) to use the file the path names now",
                     path.display()
-                )
+                )?;
+                // The file it had open is gone from the folder but not yet from the disk:
+                // said while this server can still hand it over.
+                if matches!(change, FileChange::Deleted | FileChange::Replaced)
+                    && let Some(copy) = super::file::held_open_copy(path)
+                {
+                    let mut rescued = path.as_os_str().to_owned();
+                    rescued.push(".recovered");
+                    write!(
+                        f,
+                        ". Before you do, if the file it had open holds writes you want (deleted by mistake, or replaced by an older copy), copy it out while this server still holds it open: {} (stop the servers, then move that file into place, or import its `review-mcp --db FILE export` into the new one)",
+                        crate::text::code_span(&format!(
+                            "cp {} {}",
+                            command_path(&copy),
+                            command_path(Path::new(&rescued))
+                        ))
+                    )?;
+                }
+                Ok(())
             }
             StoreError::ReadOnlyFile { path, source } => write!(
                 f,
@@ -275,6 +301,9 @@ impl std::fmt::Display for StoreError {
                 "cannot make the private copy of the database this command reads in the temporary directory {} ({detail}); the database itself was not changed. Point TMPDIR at a directory this user can write with room for two copies of the database",
                 root.display()
             ),
+            StoreError::FileSizeLimit { path, limit, .. } => {
+                f.write_str(&file_size_limit_message(Some(path), *limit))
+            }
             StoreError::NotOpen => f.write_str("the database connection is closed"),
         }
     }
@@ -288,6 +317,7 @@ impl std::error::Error for StoreError {
             | StoreError::ReadOnlyFile { source, .. } => Some(source),
             StoreError::Open { source, .. }
             | StoreError::Damaged { source, .. }
+            | StoreError::FileSizeLimit { source, .. }
             | StoreError::Sqlite(source) => Some(source),
             _ => None,
         }
@@ -318,13 +348,49 @@ impl StoreError {
     /// commit), as [`StoreError::Damaged`] of the file at `path`, whose message gives the
     /// `check` command for that file: a bare `review-mcp check` run in the user's shell
     /// checks `./review-mcp.db`. Any other error (or no path: in memory) is returned as it is.
+    ///
+    /// A write that failed while this process has a file-size limit (`ulimit -f`) is
+    /// [`StoreError::FileSizeLimit`]: SQLite reports the `EFBIG` of a write past it as a plain
+    /// write error, which would otherwise be blamed on a read-only file or a failing disk.
     pub fn of_file(self, path: Option<&Path>) -> StoreError {
         match (self, path) {
             (StoreError::Sqlite(source), Some(path)) if is_damage(&source) => StoreError::Damaged {
                 path: path.to_path_buf(),
                 source,
             },
+            (e @ (StoreError::Sqlite(_) | StoreError::Open { .. }), Some(path)) => {
+                e.at_file_size_limit(path)
+            }
             (other, _) => other,
+        }
+    }
+
+    /// A write that failed under a file-size limit as [`StoreError::FileSizeLimit`] of `path`;
+    /// anything else as it is.
+    fn at_file_size_limit(self, path: &Path) -> StoreError {
+        let limit = self.file_size_limit_met();
+        match (self, limit) {
+            (StoreError::Sqlite(source) | StoreError::Open { source, .. }, Some(limit)) => {
+                StoreError::FileSizeLimit {
+                    path: path.to_path_buf(),
+                    limit,
+                    source,
+                }
+            }
+            (other, _) => other,
+        }
+    }
+
+    /// The file-size limit (`ulimit -f`, bytes) of this process, when this is a write that
+    /// failed while there is one (SQLite reports the `EFBIG` of a write past it as a plain
+    /// write error).
+    pub fn file_size_limit_met(&self) -> Option<u64> {
+        match self {
+            StoreError::Sqlite(s) | StoreError::Open { source: s, .. } if is_growth_failure(s) => {
+                super::file::file_size_limit()
+            }
+            StoreError::FileSizeLimit { limit, .. } => Some(*limit),
+            _ => None,
         }
     }
 
@@ -362,6 +428,19 @@ impl StoreError {
     /// A message for a tool result: what went wrong and what the user can do.
     pub fn user_message(&self) -> String {
         use rusqlite::ErrorCode as C;
+        match self {
+            StoreError::Sqlite(e) if is_growth_failure(e) => {
+                if let Some(limit) = super::file::file_size_limit() {
+                    return file_size_limit_message(None, limit);
+                }
+            }
+            StoreError::Open { path, source } if is_growth_failure(source) => {
+                if let Some(limit) = super::file::file_size_limit() {
+                    return file_size_limit_message(Some(path), limit);
+                }
+            }
+            _ => {}
+        }
         if let StoreError::Sqlite(e) = self {
             match e.sqlite_error_code() {
                 Some(C::DatabaseBusy | C::DatabaseLocked) => {
@@ -437,6 +516,41 @@ fn is_write_failure(e: &rusqlite::Error) -> bool {
                 | ffi::SQLITE_IOERR_FSYNC
                 | ffi::SQLITE_IOERR_DIR_FSYNC
                 | ffi::SQLITE_IOERR_TRUNCATE
+        )
+    )
+}
+
+/// What to say of a write refused by the file-size limit `limit` (bytes) of this process, of
+/// the database at `path` when known (with its size and its log's, which show the limit met).
+fn file_size_limit_message(path: Option<&Path>, limit: u64) -> String {
+    let sizes = match path {
+        Some(path) => {
+            let size = |suffix: &str| {
+                std::fs::metadata(super::file::companion(path, suffix)).map_or(0, |m| m.len())
+            };
+            format!(
+                "; {} is {} bytes, its log {} bytes",
+                path.display(),
+                size(""),
+                size("-wal")
+            )
+        }
+        None => String::new(),
+    };
+    format!(
+        "the database file reached the file-size limit of this process (ulimit -f: {limit} bytes{sizes}): a write past it is refused. Raise or remove the limit where review-mcp is started (`ulimit -f unlimited` in the shell or script that starts it, or the host's setting) and start it again; nothing stored is lost, and reads still work"
+    )
+}
+
+/// A failed write that a file-size limit can cause (`EFBIG`, which SQLite does not name):
+/// a write, a resize of the file, or of the log's index.
+fn is_growth_failure(e: &rusqlite::Error) -> bool {
+    use rusqlite::ffi;
+    matches!(
+        e,
+        rusqlite::Error::SqliteFailure(f, _) if matches!(
+            f.extended_code,
+            ffi::SQLITE_IOERR_WRITE | ffi::SQLITE_IOERR_TRUNCATE | ffi::SQLITE_IOERR_SHMSIZE
         )
     )
 }

@@ -393,6 +393,44 @@ pub fn is_database_file(db: &Path, target: &Path) -> bool {
         .any(|f| same(&f, &target))
 }
 
+/// Where this process still holds open the deleted file that was at `path` (deleted, or
+/// replaced by a `mv` over it): `/proc/<pid>/fd/<n>`, a name another process (the user's
+/// `cp`) can read it by while this one runs, on Linux. The file's data lives until the last
+/// descriptor closes, so this is how every write a server answered into it can still be
+/// kept when the file was deleted by mistake. `None` elsewhere, or when no such descriptor is
+/// open here.
+pub fn held_open_copy(path: &Path) -> Option<PathBuf> {
+    let dir = std::fs::canonicalize(path.parent()?).ok()?;
+    let gone = {
+        let mut s = dir.join(path.file_name()?).into_os_string();
+        s.push(" (deleted)");
+        s
+    };
+    let own = PathBuf::from(format!("/proc/{}/fd", std::process::id()));
+    let mut fds: Vec<_> = std::fs::read_dir(&own)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| std::fs::read_link(e.path()).is_ok_and(|target| target.as_os_str() == gone))
+        .map(|e| e.file_name())
+        .collect();
+    fds.sort();
+    fds.first().map(|fd| own.join(fd))
+}
+
+/// This process's file-size limit in bytes (`ulimit -f`, `RLIMIT_FSIZE`), when it has one:
+/// read from `/proc/self/limits` ("Max file size"), so known on Linux only (elsewhere a write
+/// past it is reported as any other failed write).
+pub fn file_size_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max file size"))?;
+    // "Max file size   <soft>   <hard>   bytes": the soft limit is the one enforced.
+    line.strip_prefix("Max file size")?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -131,6 +131,14 @@ impl std::error::Error for Error {}
 
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::FileTooLarge {
+            // EFBIG: the binary ignores SIGXFSZ, so a write past `ulimit -f` fails here.
+            let limit =
+                store::file::file_size_limit().map_or_else(String::new, |l| format!(": {l} bytes"));
+            return Error(format!(
+                "{e}: a file would be larger than the file-size limit of this process (ulimit -f{limit}). Raise or remove the limit (`ulimit -f unlimited`) and run the command again"
+            ));
+        }
         Error(e.to_string())
     }
 }
@@ -143,6 +151,10 @@ impl From<String> for Error {
 
 impl From<store::StoreError> for Error {
     fn from(e: store::StoreError) -> Self {
+        // A write refused by the file-size limit is said as such ("disk I/O error" otherwise).
+        if e.file_size_limit_met().is_some() {
+            return Error(e.user_message());
+        }
         Error(e.to_string())
     }
 }

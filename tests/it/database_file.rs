@@ -6,13 +6,13 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use crate::support::client::{self, Answer, Server};
-use crate::support::file_events::{self, check_ok, exported_names, run_cli};
+use crate::support::file_events::{self, check_ok, exported_names, run_cli, succeeded};
 use crate::support::{TempDir, artifact, sha256_file, side};
 
 fn art() -> Value {
@@ -1104,6 +1104,48 @@ fn file_moved_and_linked_back_while_serving_is_refused() -> anyhow::Result<()> {
         ["before-0", "before-1", "second-server"]
     );
     check_ok(&moved)?;
+    Ok(())
+}
+
+/// Regression (found by the fault pass): a file deleted by mistake (`rm`), or replaced by an
+/// older copy moved over it, while a server runs still lives in that server, which holds it
+/// open with every write it answered; the refusal said only "restart the server", and the
+/// restart let the last copy go. It now gives the `cp` that copies it out first (seen
+/// failing: the message had no `cp`). The copy holds every answered write and checks ok.
+#[test]
+fn a_deleted_or_replaced_file_can_be_copied_out_of_the_server_as_its_refusal_says()
+-> anyhow::Result<()> {
+    for replace in [false, true] {
+        let dir = TempDir::new("held-open")?;
+        let db = dir.join("review.db");
+        let older = dir.join("older.db");
+        let mut server = server_after_writes(&db, 2)?;
+        succeeded(run_cli(&db, &["backup", &older.to_string_lossy()])?)?;
+        assert!(remember(&mut server, "after-the-backup")?.is_ok());
+        assert!(server.call("recall", json!({"artifact": art()}))?.is_ok());
+        match replace {
+            true => std::fs::rename(&older, &db)?,
+            false => std::fs::remove_file(&db)?,
+        }
+        let text = match remember(&mut server, "refused")? {
+            Answer::ToolError(text) => text,
+            other => panic!("a write after the file went: {other:?}"),
+        };
+        let cp = text
+            .split('`')
+            .find(|part| part.starts_with("cp /proc/"))
+            .unwrap_or_else(|| panic!("no cp in: {text}"));
+        let copied = Command::new("sh").arg("-c").arg(cp).output()?;
+        assert!(copied.status.success(), "{cp}: {copied:?}");
+        server.close()?;
+        let rescued = dir.join("review.db.recovered");
+        assert_eq!(
+            exported_names(&rescued)?,
+            ["after-the-backup", "before-0", "before-1"],
+            "{text}"
+        );
+        check_ok(&rescued)?;
+    }
     Ok(())
 }
 

@@ -21,6 +21,7 @@ mod converge;
 mod database_file;
 mod elicitation;
 mod export_file;
+mod file_size_limit;
 mod form3_csv;
 mod fuzz;
 mod generations;
