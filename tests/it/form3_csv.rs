@@ -1107,3 +1107,50 @@ fn form3_names_whole_a_revision_its_rows_give_only_by_its_short_form() {
         );
     }
 }
+
+/// Regression: the Note named whole every revision the rows give by a short form, one
+/// sentence (139 characters) each, with no bound: evidence quoting 300 stored revisions by
+/// their short forms (the tools write them so; one evidence may be 65,536 characters) made
+/// the Note over 42,000 characters, past the 32,767 a spreadsheet keeps of a cell (silently
+/// dropping the rest, which the Note itself says never happens), and the header grew with
+/// every revision named. Found by the adversarial read of the review merge. Now the Note
+/// names at most a few whole and says how to resolve the others.
+#[test]
+fn form3_note_names_a_bounded_number_of_short_forms() {
+    let mut cl = Client::memory(Era::V2025_11_25);
+    let revs: Vec<String> = (0..300).map(rev).collect();
+    for r in &revs {
+        cl.ok(
+            "remember",
+            json!({"artifact": {"revision": r, "format": "step"}, "name": "n", "entity_ids": []}),
+        );
+    }
+    let evidence: Vec<String> = revs.iter().map(|r| format!("{}…", &r[..19])).collect();
+    let here = rev(1000);
+    cl.ok(
+        "remember_decision",
+        json!({"artifact": {"revision": here, "format": "step"}, "subject": "material",
+               "disposition": "hold",
+               "basis": [{"requirement": "Material is 6061-T6", "source": "supplier-cert",
+                          "evidence": evidence.join(" "), "state": "satisfied", "faces": []}]}),
+    );
+    let (content, _) = read_resource(&mut cl, &format!("review://revisions/{here}/form3.csv"));
+    let records = parse_csv(content["text"].as_str().unwrap()).unwrap();
+    let note = records
+        .iter()
+        .find(|r| r[0] == "Note")
+        .map(|r| r[1].clone())
+        .unwrap();
+    let units = note.encode_utf16().count();
+    let start: String = note.chars().take(600).collect();
+    assert!(units <= 4_000, "{units} characters: {start}");
+    // The first ones are still named whole, and the rest are counted, not dropped silently.
+    assert!(
+        note.contains(&format!("Revision {} is named", revs[0])),
+        "{note}"
+    );
+    assert!(
+        note.contains("More revisions are named in the rows only by their short form"),
+        "{note}"
+    );
+}
