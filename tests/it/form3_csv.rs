@@ -503,6 +503,32 @@ fn form3_of_a_short_form_names_the_revision_it_stands_for() {
     assert!(!dir.path().join("none.db").exists());
 }
 
+/// Regression: `form3` given a revision as a checksum tool prints it (`sha256sum`'s 64 hex
+/// digits alone, PowerShell's in capitals) said only "no such file ... (give the part's file or
+/// its sha256:<64 hex> revision)", while every tool given the same value names the revision to
+/// pass (today's merge of branch review). Found by the adversarial read of that merge.
+#[test]
+fn form3_of_a_bare_digest_names_the_revision_to_give() {
+    let dir = TempDir::new("form3-digest").unwrap();
+    seeded(dir.path());
+    let r1 = rev(1);
+    let hex = &r1["sha256:".len()..];
+    for given in [
+        hex.to_string(),
+        hex.to_uppercase(),
+        format!("SHA256:{}", hex.to_uppercase()),
+    ] {
+        let o = run(dir.path(), &["--db", "r.db", "form3", &given]);
+        assert_eq!(o.status.code(), Some(1), "{given}");
+        let err = stderr(&o);
+        assert!(
+            err.contains("is no file here") && err.contains(&format!("give {r1}")),
+            "{given}: {err}"
+        );
+        assert!(o.stdout.is_empty(), "{given}");
+    }
+}
+
 fn sha256sum(path: &Path) -> String {
     let o = Command::new("sha256sum").arg(path).output().unwrap();
     assert!(o.status.success());
