@@ -201,13 +201,18 @@ pub fn classify(value: Value) -> Incoming {
         None => {
             // JSON-RPC 2.0: "Either the result member or error member MUST be included, but
             // not both." Taking the result would record an answer the client also said failed.
-            if obj.contains_key("result") && obj.contains_key("error") {
+            // A member that is null says nothing (JSON-RPC 1.0's shape, and serialisers that
+            // write every field write the other one so): the one that is not null is the
+            // answer, as before the rule.
+            let said = |key: &str| obj.get(key).is_some_and(|v| !v.is_null());
+            let error_said = said("error");
+            if said("result") && error_said {
                 return Incoming::InvalidResponse {
                     id: valid_id,
                     reason: "it has both \"result\" and \"error\"".into(),
                 };
             }
-            if let Some(result) = obj.remove("result") {
+            if let Some(result) = obj.remove("result").filter(|_| !error_said) {
                 return Incoming::Response(ClientResponse {
                     id: valid_id,
                     outcome: Ok(result),

@@ -236,7 +236,11 @@ pub fn subcommand_help(sub: &str) -> String {
                 _ => entries.push(line.to_string()),
             }
         }
-        let kept: Vec<String> = entries.into_iter().filter(|e| wanted(title, e)).collect();
+        let kept: Vec<String> = entries
+            .into_iter()
+            .filter(|e| wanted(title, e))
+            .map(|e| attached_example(e, flags))
+            .collect();
         if !kept.is_empty() {
             out.push('\n');
             out.push_str(title);
@@ -249,6 +253,25 @@ pub fn subcommand_help(sub: &str) -> String {
     }
     out.push_str("\nEvery subcommand: review-mcp --help.\n");
     out
+}
+
+/// The help's line on attached values (`--db=PATH`) with its example a flag of the
+/// subcommand: replay, which refuses `--db`, shows `--command=CMD`. Any other entry as it is.
+fn attached_example(entry: String, flags: &[&str]) -> String {
+    const EXAMPLE: &str = "--db=PATH";
+    if !entry.trim_start().starts_with("A flag's value") || flags.contains(&"--db") {
+        return entry;
+    }
+    let own = flags.iter().find_map(|f| match *f {
+        "--author" => Some("--author=NAME"),
+        "-o" => Some("--output=FILE"),
+        "--command" => Some("--command=CMD"),
+        _ => None,
+    });
+    match own {
+        Some(own) => entry.replace(EXAMPLE, own),
+        None => entry,
+    }
 }
 
 /// The `--version` line.
@@ -324,6 +347,35 @@ mod subcommand_tests {
         RawArgs::parse(line.into_iter().map(std::ffi::OsString::from))
             .and_then(|raw| raw.validate(None, None))
             .is_ok()
+    }
+
+    /// Regression: replay's help said "A flag's value may also be attached: --db=PATH.",
+    /// a flag replay refuses (`--db is only valid with ...`). The example a subcommand's help
+    /// gives is one it accepts.
+    #[test]
+    fn the_attached_value_a_subcommands_help_shows_is_accepted_by_it() {
+        for sub in SUBCOMMANDS {
+            let help = subcommand_help(sub);
+            let Some((_, example)) = help.split_once("may also be attached: ") else {
+                continue;
+            };
+            let example = example.split(['.', '\n']).next().unwrap_or_default();
+            let (flag, _) = example.split_once('=').unwrap_or((example, ""));
+            let mut line = vec![sub, example];
+            line.extend_from_slice(match sub {
+                "serve" | "export" | "check" => &[],
+                "merge-file" => &["a", "b", "c"],
+                _ => &["x"],
+            });
+            let accepted = RawArgs::parse(line.into_iter().map(std::ffi::OsString::from))
+                .and_then(|raw| raw.validate(None, None))
+                .is_ok();
+            assert!(accepted, "{sub}'s help shows {example}:\n{help}");
+            assert!(
+                help.contains(&format!("\n  {flag}")) || flag == "--output",
+                "{help}"
+            );
+        }
     }
 
     /// Each subcommand's help shows exactly the flags it accepts, and its own usage line

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use review_mcp::review::{file_revision, is_revision, short_revision_head};
 use review_mcp::text::escape_controls;
-use review_mcp::tools::{short_revision_refused, short_revision_refused_alone};
+use review_mcp::tools::{digest_as_revision, short_revision_refused, short_revision_refused_alone};
 
 /// The revision `review` and `form3` take: `target` as given when it is a `sha256:`
 /// revision, else the revision of the file it names (hashed, never parsed), with that file.
@@ -36,8 +36,16 @@ pub(super) fn of_target<'a>(
                     // No database to look in: what the form is and what to pass.
                     Err(_) => short_revision_refused_alone(t),
                 });
+            // The digest as `sha256sum` or PowerShell's Get-FileHash prints it, as the tools
+            // take it: the revision to give.
+            let digest = target.to_str().and_then(digest_as_revision);
             Err(if let Some(Some(short)) = short {
                 escape_controls(&short).into_owned()
+            } else if let Some(revision) = digest {
+                format!(
+                    "'{shown}' is no file here, and a SHA-256 digest as a checksum tool prints \
+                     it (its hex digits alone, or in capitals), not a revision: give {revision}"
+                )
             } else if prefix.as_deref() == Some("sha256:") {
                 format!(
                     "'{shown}' is not a revision (sha256:<64 lowercase hex>; `review-mcp \

@@ -57,6 +57,11 @@ pub const BOM: char = '\u{FEFF}';
 /// rest of the header stay well within one answer); the others are counted.
 const MAX_FILES_SHOWN: usize = 3;
 
+/// The most revisions the Note names whole for the short forms of the rows: one sentence
+/// (about 140 characters) each, so the Note stays one readable cell however many the rows
+/// quote (an evidence may be 65,536 characters: about 3,000 short forms).
+pub const MAX_NAMED_SHORT: usize = 8;
+
 /// The lines before the table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Form3Header {
@@ -83,6 +88,9 @@ pub struct Form3Header {
     /// earlier revision, a carried disposition), each whole, that no other line names whole:
     /// the Note names them, so the filed form says which revision a result was quoted at.
     pub named_short: Vec<String>,
+    /// More than [`MAX_NAMED_SHORT`] such revisions were found: the Note names the first
+    /// and says how to resolve the others.
+    pub more_short: bool,
 }
 
 /// One basis requirement: one row of the table.
@@ -321,7 +329,7 @@ impl Form3 {
             }
         }
         let supersedes = supersedes.last().cloned();
-        let named_short = named_short(
+        let (named_short, more_short) = named_short(
             store,
             revision,
             &partial_of,
@@ -340,6 +348,7 @@ impl Form3 {
                 superseded_by: supersession.superseded_by,
                 database: store.path().map(std::path::Path::to_path_buf),
                 named_short,
+                more_short,
             },
             rows,
             total,
@@ -490,6 +499,12 @@ impl Form3 {
                 crate::review::carry::short_revision(rev)
             );
         }
+        if h.more_short {
+            note.push_str(
+                " More revisions are named in the rows only by their short form: \
+                 `review-mcp form3 SHORT-FORM` names the whole revision one stands for.",
+            );
+        }
         let lines: [(&str, &str); 10] = [
             (
                 "Form",
@@ -520,7 +535,9 @@ impl Form3 {
 /// The revisions `rows` name only by their short form (in a kept evidence label or a carried
 /// disposition) that neither the header nor a row's `Inherited From` or re-verify revision
 /// names whole, each resolved to the one stored revision it begins (one that begins no stored
-/// revision, or several, is left as the row says it: never a guess).
+/// revision, or several, is left as the row says it: never a guess): the first
+/// [`MAX_NAMED_SHORT`], and whether there are more. Each short form is looked up once, and
+/// the lookups end once more than the Note names are found.
 fn named_short(
     store: &mut Store,
     revision: &str,
@@ -528,7 +545,8 @@ fn named_short(
     restated_after: Option<&str>,
     superseded_by: Option<&str>,
     rows: &[Form3Row],
-) -> Result<Vec<String>, ResourceError> {
+) -> Result<(Vec<String>, bool), ResourceError> {
+    use std::collections::HashSet;
     let mut whole: Vec<&str> = vec![revision];
     whole.extend(partial_of.iter().map(String::as_str));
     whole.extend(restated_after);
@@ -540,7 +558,10 @@ fn named_short(
             whole.extend(rv.ids_of.as_deref());
         }
     }
-    let mut heads: Vec<&str> = Vec::new();
+    // A short form is `sha256:` and 12 hex digits: the heads of the revisions named whole.
+    let said: HashSet<&str> = whole.iter().filter_map(|w| w.get(..19)).collect();
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut named = Vec::new();
     for r in rows {
         let texts = [Some(r.disposition.as_str()), r.evidence.as_deref()];
         for head in texts
@@ -548,24 +569,24 @@ fn named_short(
             .flatten()
             .flat_map(crate::review::carry::short_forms_in)
         {
-            if !heads.contains(&head) && !whole.iter().any(|w| w.starts_with(head)) {
-                heads.push(head);
+            if said.contains(head) || !seen.insert(head) {
+                continue;
+            }
+            let found = store.complete(
+                crate::store::Completable::Revision,
+                head,
+                &crate::store::Narrowing::default(),
+                1,
+            )?;
+            if let ([one], false) = (found.values.as_slice(), found.has_more) {
+                if named.len() == MAX_NAMED_SHORT {
+                    return Ok((named, true));
+                }
+                named.push(one.clone());
             }
         }
     }
-    let mut named = Vec::new();
-    for head in heads {
-        let found = store.complete(
-            crate::store::Completable::Revision,
-            head,
-            &crate::store::Narrowing::default(),
-            1,
-        )?;
-        if let ([one], false) = (found.values.as_slice(), found.has_more) {
-            named.push(one.clone());
-        }
-    }
-    Ok(named)
+    Ok((named, false))
 }
 
 /// "1 row", "2 rows".
@@ -980,6 +1001,7 @@ mod tests {
                 superseded_by: None,
                 database: None,
                 named_short: Vec::new(),
+                more_short: false,
             },
             rows,
             total,

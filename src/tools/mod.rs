@@ -429,7 +429,7 @@ pub fn short_revision_refused(store: &mut Store, value: &str) -> Option<String> 
 /// 256`, Python's `hexdigest()`), or in capitals (PowerShell's `Get-FileHash`), with or
 /// without `sha256:` in either case. `None` for a revision as it should be and for anything
 /// else.
-fn digest_as_revision(value: &str) -> Option<String> {
+pub fn digest_as_revision(value: &str) -> Option<String> {
     if crate::review::is_revision(value) {
         return None;
     }

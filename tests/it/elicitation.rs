@@ -596,6 +596,44 @@ fn a_response_with_both_result_and_error_records_nothing_and_ends_the_wait() -> 
     Ok(())
 }
 
+/// Regression: the rule above took a response whose other member is null
+/// (`"result": {...}, "error": null`, the JSON-RPC 1.0 shape some serialisers still write) as
+/// having both, so the engineer's answer to the form was thrown away ("could not be read")
+/// although nothing said the form failed; before the rule it was recorded. Found by the
+/// adversarial read of the wire merge. A null member says nothing: the other is the answer.
+#[test]
+fn a_response_whose_other_member_is_null_is_the_answer() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(2)))?;
+    let out = send(
+        &mut s,
+        &json!({"jsonrpc": "2.0", "id": asked, "result": accept(), "error": null}),
+    );
+    let answer = out
+        .iter()
+        .find(|m| m["id"] == 2)
+        .context("no answer to the call")?;
+    ensure!(answer["result"]["isError"] != json!(true), "{answer}");
+    ensure!(
+        verdicts(&mut s)? != vec![None, None],
+        "the engineer's answer was not recorded"
+    );
+    // A null result beside an error: the host said the form failed, and nothing is written.
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(3)))?;
+    let out = send(
+        &mut s,
+        &json!({"jsonrpc": "2.0", "id": asked, "result": null,
+                "error": {"code": -32603, "message": "the form failed"}}),
+    );
+    let text = refusal_text(&out)?;
+    ensure!(text.contains("the form failed"), "{text}");
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    Ok(())
+}
+
 /// Regression: a request under the id of a call still waiting for the engineer's form was
 /// served (found by the wire review with raw lines): a `ping` or a second `request_verdicts`
 /// under id 2 was answered with id 2, so the client matched that answer to the call that

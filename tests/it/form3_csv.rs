@@ -503,6 +503,32 @@ fn form3_of_a_short_form_names_the_revision_it_stands_for() {
     assert!(!dir.path().join("none.db").exists());
 }
 
+/// Regression: `form3` given a revision as a checksum tool prints it (`sha256sum`'s 64 hex
+/// digits alone, PowerShell's in capitals) said only "no such file ... (give the part's file or
+/// its sha256:<64 hex> revision)", while every tool given the same value names the revision to
+/// pass (today's merge of branch review). Found by the adversarial read of that merge.
+#[test]
+fn form3_of_a_bare_digest_names_the_revision_to_give() {
+    let dir = TempDir::new("form3-digest").unwrap();
+    seeded(dir.path());
+    let r1 = rev(1);
+    let hex = &r1["sha256:".len()..];
+    for given in [
+        hex.to_string(),
+        hex.to_uppercase(),
+        format!("SHA256:{}", hex.to_uppercase()),
+    ] {
+        let o = run(dir.path(), &["--db", "r.db", "form3", &given]);
+        assert_eq!(o.status.code(), Some(1), "{given}");
+        let err = stderr(&o);
+        assert!(
+            err.contains("is no file here") && err.contains(&format!("give {r1}")),
+            "{given}: {err}"
+        );
+        assert!(o.stdout.is_empty(), "{given}");
+    }
+}
+
 fn sha256sum(path: &Path) -> String {
     let o = Command::new("sha256sum").arg(path).output().unwrap();
     assert!(o.status.success());
@@ -1106,4 +1132,51 @@ fn form3_names_whole_a_revision_its_rows_give_only_by_its_short_form() {
             "{era:?}: {csv}"
         );
     }
+}
+
+/// Regression: the Note named whole every revision the rows give by a short form, one
+/// sentence (139 characters) each, with no bound: evidence quoting 300 stored revisions by
+/// their short forms (the tools write them so; one evidence may be 65,536 characters) made
+/// the Note over 42,000 characters, past the 32,767 a spreadsheet keeps of a cell (silently
+/// dropping the rest, which the Note itself says never happens), and the header grew with
+/// every revision named. Found by the adversarial read of the review merge. Now the Note
+/// names at most a few whole and says how to resolve the others.
+#[test]
+fn form3_note_names_a_bounded_number_of_short_forms() {
+    let mut cl = Client::memory(Era::V2025_11_25);
+    let revs: Vec<String> = (0..300).map(rev).collect();
+    for r in &revs {
+        cl.ok(
+            "remember",
+            json!({"artifact": {"revision": r, "format": "step"}, "name": "n", "entity_ids": []}),
+        );
+    }
+    let evidence: Vec<String> = revs.iter().map(|r| format!("{}…", &r[..19])).collect();
+    let here = rev(1000);
+    cl.ok(
+        "remember_decision",
+        json!({"artifact": {"revision": here, "format": "step"}, "subject": "material",
+               "disposition": "hold",
+               "basis": [{"requirement": "Material is 6061-T6", "source": "supplier-cert",
+                          "evidence": evidence.join(" "), "state": "satisfied", "faces": []}]}),
+    );
+    let (content, _) = read_resource(&mut cl, &format!("review://revisions/{here}/form3.csv"));
+    let records = parse_csv(content["text"].as_str().unwrap()).unwrap();
+    let note = records
+        .iter()
+        .find(|r| r[0] == "Note")
+        .map(|r| r[1].clone())
+        .unwrap();
+    let units = note.encode_utf16().count();
+    let start: String = note.chars().take(600).collect();
+    assert!(units <= 4_000, "{units} characters: {start}");
+    // The first ones are still named whole, and the rest are counted, not dropped silently.
+    assert!(
+        note.contains(&format!("Revision {} is named", revs[0])),
+        "{note}"
+    );
+    assert!(
+        note.contains("More revisions are named in the rows only by their short form"),
+        "{note}"
+    );
 }
