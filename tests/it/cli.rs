@@ -92,12 +92,23 @@ fn a_subcommands_help_is_its_own_usage_and_flags() {
     ] {
         assert!(sync.contains(needle), "sync --help lacks {needle}:\n{sync}");
     }
-    for absent in ["merge-file BASE", "--bless", "--author NAME", "-o, --output"] {
-        assert!(!sync.contains(absent), "sync --help shows {absent}:\n{sync}");
+    for absent in [
+        "merge-file BASE",
+        "--bless",
+        "--author NAME",
+        "-o, --output",
+    ] {
+        assert!(
+            !sync.contains(absent),
+            "sync --help shows {absent}:\n{sync}"
+        );
     }
     assert!(sync.lines().count() * 2 < full.lines().count(), "{sync}");
     let revision = stdout(&run(dir.path(), &["-h", "revision"]));
-    assert!(revision.contains("review-mcp revision FILE..."), "{revision}");
+    assert!(
+        revision.contains("review-mcp revision FILE..."),
+        "{revision}"
+    );
     assert!(!revision.contains("--db PATH"), "{revision}");
     assert!(!dir.path().join("review-mcp.db").exists());
 }
