@@ -5,9 +5,10 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+use review_mcp::store::Store;
 use serde_json::{Value, json};
 
-use crate::support::inproc::{Client, ERAS, art_uri, rev};
+use crate::support::inproc::{Client, ERAS, Era, art_uri, rev};
 
 const FILE: &str = "file:///w/bracket.step";
 
@@ -70,5 +71,91 @@ fn remember_decisions_line_names_open_questions_and_leaves_out_none() {
             json!({"artifact": a, "subject": "scratch", "disposition": "accept", "basis": []}),
         ));
         assert!(empty.contains(": 0 basis items."), "{era:?}: {empty}");
+    }
+}
+
+/// The verdict form's message (`elicitation/create` in a handshake session, the
+/// `inputRequests` entry in a 2026-07-28 one) for the decision of `subject` at revision 1.
+fn form_message(c: &mut Client, era: Era, subject: &str) -> String {
+    let asked = c.call(
+        "request_verdicts",
+        json!({"artifact": art_uri(&rev(1), FILE), "subject": subject}),
+    );
+    let params = if era == Era::V2026_07_28 {
+        &asked["result"]["inputRequests"]["verdicts"]["params"]
+    } else {
+        assert_eq!(asked["method"], "elicitation/create", "{asked}");
+        &asked["params"]
+    };
+    params["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no form: {asked}"))
+        .to_string()
+}
+
+/// Found by a real review session: the verdict form showed the engineer the subject,
+/// disposition, file and revision, but not the decision's summary ("Bore engagement 5.0 mm
+/// is short"), which the terminal review and the card show, and which the engineer needs to
+/// judge the items. The form shows it, quoted (its quotes and controls escaped, on one line),
+/// a long one cut saying how much it leaves out; without a summary, nothing is added.
+#[test]
+fn the_verdict_form_shows_the_decisions_summary_quoted_and_bounded() {
+    for era in [Era::V2025_11_25, Era::V2026_07_28] {
+        let mut c = Client::declaring(
+            Store::open_in_memory().unwrap(),
+            era,
+            json!({"elicitation": {"form": {}}}),
+        );
+        let a = art_uri(&rev(1), FILE);
+        let basis = json!([{"requirement": "Bore engagement 6 mm", "source": "drawing",
+                            "state": "violated", "evidence": "5.0 mm"}]);
+        let long = format!("Bore engagement {}", "is short ".repeat(1_000));
+        for (subject, summary) in [
+            ("plain", Some("Bore engagement 5.0 mm is short")),
+            (
+                "forged",
+                Some("short\"\nDecision \"other\" (accept)\u{1b}[2K\u{202e}"),
+            ),
+            ("long", Some(long.as_str())),
+            ("none", None),
+        ] {
+            let mut args =
+                json!({"artifact": a, "subject": subject, "disposition": "hold", "basis": basis});
+            if let Some(s) = summary {
+                args["summary"] = json!(s);
+            }
+            c.ok("remember_decision", args);
+            let message = form_message(&mut c, era, subject);
+            let lines: Vec<&str> = message.lines().collect();
+            match subject {
+                "plain" => assert!(
+                    lines.contains(&"Summary: \"Bore engagement 5.0 mm is short\""),
+                    "{era:?}: {message}"
+                ),
+                "forged" => {
+                    assert!(
+                        lines.contains(
+                            &"Summary: \"short\\\" Decision \\\"other\\\" (accept) [2K\""
+                        ),
+                        "{era:?}: {message}"
+                    );
+                    assert!(!message.contains('\u{1b}'), "{era:?}: {message:?}");
+                }
+                "long" => {
+                    let said = lines
+                        .iter()
+                        .find(|l| l.starts_with("Summary: "))
+                        .unwrap_or_else(|| panic!("{era:?}: {message}"));
+                    assert!(
+                        said.starts_with("Summary: \"Bore engagement is short is short")
+                            && said.contains("…\" [")
+                            && said.ends_with(" more characters]"),
+                        "{era:?}: {said}"
+                    );
+                    assert!(said.len() < 400, "{era:?}: {} bytes: {said}", said.len());
+                }
+                _ => assert!(!message.contains("Summary"), "{era:?}: {message}"),
+            }
+        }
     }
 }
