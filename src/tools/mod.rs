@@ -458,6 +458,28 @@ fn short_form_message(value: &str, here: &str) -> String {
 /// How many revisions a short-form refusal counts before it says "more than".
 const SHORT_FORM_MATCHES: usize = 10;
 
+/// The refusal of an `entity_id` sent without the `artifact` it belongs to; `ids` names the
+/// ids (`entity ids`, `face ids`).
+fn entity_id_needs_artifact(ids: &str) -> String {
+    format!(
+        "entity_id needs artifact: {ids} only mean something at one revision, so send the artifact whose revision produced the id"
+    )
+}
+
+/// The tool's own refusal of arguments that miss the member `missing` a `required` rule of
+/// its input schema names, where the tool says more than the schema's "is a required
+/// property" (why, and what to send); `None` where it does not. The schema refuses the call
+/// all the same (`service/calls.rs`): only the words are the tool's.
+pub fn required_refused(tool: &str, missing: &str, args: &Value) -> Option<String> {
+    let ids = match tool {
+        recall::NAME => recall::IDS,
+        recall_decisions::NAME => recall_decisions::IDS,
+        _ => return None,
+    };
+    (missing == "artifact" && args.get("entity_id").is_some())
+        .then(|| entity_id_needs_artifact(ids))
+}
+
 /// What the optional `artifact` and `entity_id` of both recalls select (and the `artifact` of
 /// `review_history`).
 struct RecallScope {
@@ -482,11 +504,7 @@ impl RecallScope {
         let current = artifact.as_ref().map(|a| a.revision.clone());
         let entity = match (entity_id, &current) {
             (Some(e), Some(rev)) => Some((e.to_string(), rev.clone())),
-            (Some(_), None) => {
-                return Err(ToolError::Invalid(format!(
-                    "entity_id needs artifact: {ids} only mean something at one revision, so send the artifact whose revision produced the id"
-                )));
-            }
+            (Some(_), None) => return Err(ToolError::Invalid(entity_id_needs_artifact(ids))),
             (None, _) => None,
         };
         let locator = artifact.and_then(|a| a.uri);

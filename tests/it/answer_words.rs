@@ -159,3 +159,40 @@ fn the_verdict_form_shows_the_decisions_summary_quoted_and_bounded() {
         }
     }
 }
+
+/// Found by a real review session: `recall` with `entity_id` and no `artifact` was refused by
+/// the schema's `"artifact" is a required property`, so the tool's own message, which says
+/// why (entity ids only mean something at one revision) and what to send, never reached the
+/// model. The refusal is the tool's now, in every era, and still a refusal (the schema's
+/// rule stands: -32602 where schema errors are protocol errors), beside any other error.
+#[test]
+fn an_entity_filter_without_an_artifact_is_refused_saying_why_and_what_to_send() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        for (tool, ids) in [("recall", "entity ids"), ("recall_decisions", "face ids")] {
+            let said = c.schema_refused(tool, json!({"entity_id": "face:7"}));
+            assert!(
+                said.contains(&format!(
+                    "entity_id needs artifact: {ids} only mean something at one revision, so send the artifact whose revision produced the id"
+                )),
+                "{era:?} {tool}: {said}"
+            );
+            assert!(
+                !said.contains("is a required property"),
+                "{era:?} {tool}: {said}"
+            );
+            // Another error of the same call is still listed beside it.
+            let both = c.schema_refused(tool, json!({"entity_id": "face:7", "limit": "x"}));
+            assert!(
+                both.contains("entity_id needs artifact") && both.contains("limit"),
+                "{era:?} {tool}: {both}"
+            );
+        }
+        // A required artifact missing without an entity_id is the schema's refusal as before.
+        let plain = c.schema_refused("show_review", json!({}));
+        assert!(
+            plain.contains("\"artifact\" is a required property"),
+            "{era:?}: {plain}"
+        );
+    }
+}
