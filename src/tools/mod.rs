@@ -388,12 +388,8 @@ impl ArtifactArg {
 /// schema's refusal (`service/calls.rs`) and `carry_forward`'s own check. One index seek per
 /// revision found, at most `SHORT_FORM_MATCHES` + 1 a column.
 pub fn short_revision_refused(store: &mut Store, value: &str) -> Option<String> {
-    if let Some(revision) = digest_as_revision(value) {
-        return Some(format!(
-            "\"{value}\" is a SHA-256 digest as a checksum tool prints it (its hex digits \
-             alone, or in capitals), not a revision: a revision is sha256: and the 64 hex \
-             digits in lower case; pass \"{revision}\""
-        ));
+    if let Some(refused) = digest_refused(value) {
+        return Some(refused);
     }
     let bare;
     let head = match crate::review::short_revision_head(value) {
@@ -439,6 +435,18 @@ fn digest_as_revision(value: &str) -> Option<String> {
     };
     (hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
         .then(|| format!("sha256:{}", hex.to_ascii_lowercase()))
+}
+
+/// A whole digest spelled as a checksum tool prints it (see [`digest_as_revision`]): what it
+/// is and the revision to pass. `None` for anything else. A tool's argument and the command
+/// line's FILE-OR-REVISION are refused in these words.
+pub fn digest_refused(value: &str) -> Option<String> {
+    let revision = digest_as_revision(value)?;
+    Some(format!(
+        "\"{value}\" is a SHA-256 digest as a checksum tool prints it (its hex digits \
+         alone, or in capitals), not a revision: a revision is sha256: and the 64 hex \
+         digits in lower case; pass \"{revision}\""
+    ))
 }
 
 /// [`short_revision_refused`] with no database to look in: what the form is and what to pass.

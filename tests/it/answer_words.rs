@@ -5,10 +5,17 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
 use review_mcp::store::Store;
 use serde_json::{Value, json};
 
+use crate::support::TempDir;
 use crate::support::inproc::{Client, ERAS, Era, art_uri, rev};
+use crate::support::pty::in_terminal;
+
+const BIN: &str = env!("CARGO_BIN_EXE_review-mcp");
 
 const FILE: &str = "file:///w/bracket.step";
 
@@ -195,4 +202,55 @@ fn an_entity_filter_without_an_artifact_is_refused_saying_why_and_what_to_send()
             "{era:?}: {plain}"
         );
     }
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .current_dir(dir)
+        .env_remove("REVIEW_MCP_DB_PATH")
+        .env("MCP_LOG_LEVEL", "warn")
+        .stdin(Stdio::null())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Found by a real review session: the command line given a digest as `sha256sum` prints it
+/// where FILE-OR-REVISION goes (`review-mcp form3 <64 hex>`, `review-mcp review <64 hex>`)
+/// said "no such file … give the part's file or its sha256:<64 hex> revision", where a tool
+/// names the revision to pass for the same spelling. The command line names it too.
+#[test]
+fn a_bare_digest_on_the_command_line_is_refused_naming_the_revision_to_pass() {
+    let dir = TempDir::new("answers-bare-digest").unwrap();
+    let mut c = Client::new(Store::open(&dir.join("r.db")).unwrap(), Era::V2026_07_28);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), FILE), "subject": "bore", "disposition": "hold",
+               "basis": [{"requirement": "Bore H7", "source": "drawing", "state": "satisfied"}]}),
+    );
+    drop(c);
+    let hex = "ABCDEF0123456789".repeat(4);
+    let lower = hex.to_ascii_lowercase();
+    let pass = format!("pass \"sha256:{lower}\"");
+    for digest in [lower.clone(), hex.clone(), format!("SHA256:{hex}")] {
+        let o = run(dir.path(), &["--db", "r.db", "form3", &digest]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "form3 {digest}: {err}");
+        assert!(
+            err.contains(&pass) && !err.contains("no such file"),
+            "form3 {digest}: {err}"
+        );
+        // `review` runs only in a terminal: a pseudo-terminal.
+        let (shown, ok) = in_terminal(&dir.join("r.db"), None, &digest, &[], "pty").unwrap();
+        assert!(!ok, "review {digest}: {shown}");
+        assert!(
+            shown.contains(&pass) && !shown.contains("no such file"),
+            "review {digest}: {shown}"
+        );
+    }
+    // A file of that name is still a file.
+    std::fs::write(dir.join(&lower), b"a part").unwrap();
+    let o = run(dir.path(), &["--db", "r.db", "form3", &lower]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("pass \"sha256:"), "{err}");
 }
