@@ -254,3 +254,20 @@ fn a_bare_digest_on_the_command_line_is_refused_naming_the_revision_to_pass() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains("pass \"sha256:"), "{err}");
 }
+
+/// Found by a real review session: "Method not found" echoed the client's method name raw
+/// (an escape sequence, a bidirectional override, a line break), where every other refusal
+/// shows what the client sent through `text::inline`, as "Unknown tool" does.
+#[test]
+fn method_not_found_shows_the_method_escaped() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let r = c.request("no/such\u{1b}[2K\u{202e}\nmethod", json!({}));
+        assert_eq!(r["error"]["code"], -32601, "{era:?}: {r}");
+        let m = r["error"]["message"].as_str().unwrap();
+        assert_eq!(
+            m, "Method not found: no/such\\u{1b}[2K\\u{202e}\\u{a}method",
+            "{era:?}"
+        );
+    }
+}
