@@ -271,3 +271,64 @@ fn method_not_found_shows_the_method_escaped() {
         );
     }
 }
+
+/// Reported by a real review session: `show_review` of revision 1 after its review was
+/// carried to 2 and then to 3 said "6 items stale against it", read as counting revision 2's
+/// carried copies too. By docs/tools.md, what is stale against a revision is what was written
+/// for its files at other revisions, an item carried on from its revision not counted (its
+/// copy at the later revision says it): here revision 3's three items, and the full review
+/// lists only those. Not reproduced (the count was right before this test was written): it
+/// keeps the documented meaning, and would fail if a carried copy were counted twice.
+#[test]
+fn a_revision_carried_on_twice_counts_each_later_claim_once() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let at = |n: usize| art_uri(&rev(n), FILE);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": at(1), "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": at(1), "entity_ids": ["face:7"], "name": "bore"}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": at(1), "entity_ids": [], "note": "deburr all edges"}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": at(1), "to": at(2), "map": []}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": at(2), "to": at(3), "map": []}),
+        );
+        for (n, stale) in [(1, 3), (2, 3), (3, 0)] {
+            let out = c.call("show_review", json!({"artifact": at(n)}));
+            let text = line(&out);
+            let counts = &out["result"]["structuredContent"]["counts"];
+            assert_eq!(
+                counts["stale_records"].as_u64().unwrap()
+                    + counts["stale_decisions"].as_u64().unwrap(),
+                stale,
+                "{era:?} revision {n}: {text} {counts}"
+            );
+            assert!(
+                text.contains(&format!("; {stale} items stale against it")),
+                "{era:?} revision {n}: {text}"
+            );
+        }
+        let full = c.call("show_review", json!({"artifact": at(1), "detail": "full"}));
+        let sc = &full["result"]["structuredContent"];
+        let listed: Vec<&Value> = ["records", "decisions"]
+            .iter()
+            .flat_map(|k| sc["stale"][k].as_array().unwrap())
+            .collect();
+        assert_eq!(listed.len(), 3, "{era:?}: {sc}");
+        for item in listed {
+            assert_eq!(item["artifact"]["revision"], rev(3), "{era:?}: {item}");
+        }
+    }
+}
