@@ -106,6 +106,8 @@ pub struct SchemaError {
     pub message: String,
     /// The `pattern` a string did not match, when that is the error.
     pub pattern: Option<String>,
+    /// The member a `required` rule missed, when that is the error.
+    pub missing: Option<String>,
 }
 
 impl SchemaError {
@@ -115,6 +117,10 @@ impl SchemaError {
             message: describe(e, schema, instance),
             pattern: match e.kind() {
                 ValidationErrorKind::Pattern { pattern } => Some(pattern.clone()),
+                _ => None,
+            },
+            missing: match e.kind() {
+                ValidationErrorKind::Required { property } => property.as_str().map(String::from),
                 _ => None,
             },
         }
@@ -246,6 +252,7 @@ fn over_max_items(
                         path: path.clone(),
                         message: max_items_message(items, limit),
                         pattern: None,
+                        missing: None,
                     });
                 }
             }

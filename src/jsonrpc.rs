@@ -108,14 +108,13 @@ impl ErrorObject {
         Self::new(INVALID_PARAMS, message)
     }
 
-    /// -32601 naming the method (its first 100 characters: the name is the client's).
+    /// -32601 naming the method: its first 100 characters, escaped as every refusal shows
+    /// what the client sent (`text::inline`, as "Unknown tool" does), so a name holding a
+    /// line break, an escape sequence or a bidirectional override cannot act on the reader.
     pub fn method_not_found(method: &str) -> Self {
         Self::new(
             METHOD_NOT_FOUND,
-            format!(
-                "Method not found: {}",
-                crate::text::prefix_chars(method, 100)
-            ),
+            format!("Method not found: {}", crate::text::inline(method, 100)),
         )
     }
 }

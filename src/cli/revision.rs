@@ -7,13 +7,14 @@ use std::process::ExitCode;
 
 use review_mcp::review::{file_revision, is_revision, short_revision_head};
 use review_mcp::text::escape_controls;
-use review_mcp::tools::{digest_as_revision, short_revision_refused, short_revision_refused_alone};
+use review_mcp::tools::{digest_refused, short_revision_refused, short_revision_refused_alone};
 
 /// The revision `review` and `form3` take: `target` as given when it is a `sha256:`
 /// revision, else the revision of the file it names (hashed, never parsed), with that file.
 /// Refused with the message to print: the short form an answer writes (`sha256:94ff…`) says
 /// so and names the revision of the database `db` it stands for, when exactly one
-/// (`tools::short_revision_refused`, as a tool's argument is refused); another mistyped or
+/// (`tools::short_revision_refused`, as a tool's argument is refused), and a digest as a
+/// checksum tool prints it names the revision to pass (`tools::digest_refused`); another mistyped or
 /// cut-short revision is named as one, anything else as the file that could not be read.
 pub(super) fn of_target<'a>(
     target: &'a Path,
@@ -28,24 +29,20 @@ pub(super) fn of_target<'a>(
             let shown = shown(target);
             // Any case, after pasted spaces: `SHA256:…` is no file name either.
             let prefix = shown.trim_start().get(..7).map(str::to_ascii_lowercase);
-            let short = target
-                .to_str()
-                .filter(|t| short_revision_head(t).is_some())
-                .map(|t| match super::database::open_existing(db) {
-                    Ok(mut store) => short_revision_refused(&mut store, t),
-                    // No database to look in: what the form is and what to pass.
-                    Err(_) => short_revision_refused_alone(t),
-                });
-            // The digest as `sha256sum` or PowerShell's Get-FileHash prints it, as the tools
-            // take it: the revision to give.
-            let digest = target.to_str().and_then(digest_as_revision);
-            Err(if let Some(Some(short)) = short {
-                escape_controls(&short).into_owned()
-            } else if let Some(revision) = digest {
-                format!(
-                    "'{shown}' is no file here, and a SHA-256 digest as a checksum tool prints \
-                     it (its hex digits alone, or in capitals), not a revision: give {revision}"
-                )
+            // A digest as a checksum tool prints it: the revision it stands for, named.
+            let digest = target.to_str().and_then(digest_refused);
+            let short = || {
+                target
+                    .to_str()
+                    .filter(|t| short_revision_head(t).is_some())
+                    .and_then(|t| match super::database::open_existing(db) {
+                        Ok(mut store) => short_revision_refused(&mut store, t),
+                        // No database to look in: what the form is and what to pass.
+                        Err(_) => short_revision_refused_alone(t),
+                    })
+            };
+            Err(if let Some(refused) = digest.or_else(short) {
+                escape_controls(&refused).into_owned()
             } else if prefix.as_deref() == Some("sha256:") {
                 format!(
                     "'{shown}' is not a revision (sha256:<64 lowercase hex>; `review-mcp \

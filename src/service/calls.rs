@@ -187,6 +187,17 @@ pub(super) fn validate_args(
             if let Some(why) = short {
                 return format!("{}: {why}", text::escape_controls(at));
             }
+            // A member the tool's own check would refuse the call without, with its reason
+            // and what to send (`entity_id` without `artifact`): the tool's words, which the
+            // schema's "is a required property" would keep from the model.
+            if let Some(why) = e
+                .missing
+                .as_deref()
+                .filter(|_| e.path.is_empty())
+                .and_then(|m| tools::required_refused(tool.spec.name, m, args))
+            {
+                return format!("{at}: {why}");
+            }
             // Short even when the offending value is a megabyte string. The middle is cut, not
             // the end: jsonschema puts the value first and the rule last, and the rule is what
             // the caller needs to read.

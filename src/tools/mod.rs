@@ -388,12 +388,8 @@ impl ArtifactArg {
 /// schema's refusal (`service/calls.rs`) and `carry_forward`'s own check. One index seek per
 /// revision found, at most `SHORT_FORM_MATCHES` + 1 a column.
 pub fn short_revision_refused(store: &mut Store, value: &str) -> Option<String> {
-    if let Some(revision) = digest_as_revision(value) {
-        return Some(format!(
-            "\"{value}\" is a SHA-256 digest as a checksum tool prints it (its hex digits \
-             alone, or in capitals), not a revision: a revision is sha256: and the 64 hex \
-             digits in lower case; pass \"{revision}\""
-        ));
+    if let Some(refused) = digest_refused(value) {
+        return Some(refused);
     }
     let bare;
     let head = match crate::review::short_revision_head(value) {
@@ -429,7 +425,7 @@ pub fn short_revision_refused(store: &mut Store, value: &str) -> Option<String> 
 /// 256`, Python's `hexdigest()`), or in capitals (PowerShell's `Get-FileHash`), with or
 /// without `sha256:` in either case. `None` for a revision as it should be and for anything
 /// else.
-pub fn digest_as_revision(value: &str) -> Option<String> {
+fn digest_as_revision(value: &str) -> Option<String> {
     if crate::review::is_revision(value) {
         return None;
     }
@@ -439,6 +435,18 @@ pub fn digest_as_revision(value: &str) -> Option<String> {
     };
     (hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
         .then(|| format!("sha256:{}", hex.to_ascii_lowercase()))
+}
+
+/// A whole digest spelled as a checksum tool prints it (see [`digest_as_revision`]): what it
+/// is and the revision to pass. `None` for anything else. A tool's argument and the command
+/// line's FILE-OR-REVISION are refused in these words.
+pub fn digest_refused(value: &str) -> Option<String> {
+    let revision = digest_as_revision(value)?;
+    Some(format!(
+        "\"{value}\" is a SHA-256 digest as a checksum tool prints it (its hex digits \
+         alone, or in capitals), not a revision: a revision is sha256: and the 64 hex \
+         digits in lower case; pass \"{revision}\""
+    ))
 }
 
 /// [`short_revision_refused`] with no database to look in: what the form is and what to pass.
@@ -457,6 +465,28 @@ fn short_form_message(value: &str, here: &str) -> String {
 
 /// How many revisions a short-form refusal counts before it says "more than".
 const SHORT_FORM_MATCHES: usize = 10;
+
+/// The refusal of an `entity_id` sent without the `artifact` it belongs to; `ids` names the
+/// ids (`entity ids`, `face ids`).
+fn entity_id_needs_artifact(ids: &str) -> String {
+    format!(
+        "entity_id needs artifact: {ids} only mean something at one revision, so send the artifact whose revision produced the id"
+    )
+}
+
+/// The tool's own refusal of arguments that miss the member `missing` a `required` rule of
+/// its input schema names, where the tool says more than the schema's "is a required
+/// property" (why, and what to send); `None` where it does not. The schema refuses the call
+/// all the same (`service/calls.rs`): only the words are the tool's.
+pub fn required_refused(tool: &str, missing: &str, args: &Value) -> Option<String> {
+    let ids = match tool {
+        recall::NAME => recall::IDS,
+        recall_decisions::NAME => recall_decisions::IDS,
+        _ => return None,
+    };
+    (missing == "artifact" && args.get("entity_id").is_some())
+        .then(|| entity_id_needs_artifact(ids))
+}
 
 /// What the optional `artifact` and `entity_id` of both recalls select (and the `artifact` of
 /// `review_history`).
@@ -482,11 +512,7 @@ impl RecallScope {
         let current = artifact.as_ref().map(|a| a.revision.clone());
         let entity = match (entity_id, &current) {
             (Some(e), Some(rev)) => Some((e.to_string(), rev.clone())),
-            (Some(_), None) => {
-                return Err(ToolError::Invalid(format!(
-                    "entity_id needs artifact: {ids} only mean something at one revision, so send the artifact whose revision produced the id"
-                )));
-            }
+            (Some(_), None) => return Err(ToolError::Invalid(entity_id_needs_artifact(ids))),
             (None, _) => None,
         };
         let locator = artifact.and_then(|a| a.uri);

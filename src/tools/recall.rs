@@ -30,6 +30,9 @@ pub struct Args {
     cursor: Option<String>,
 }
 
+/// What the ids `entity_id` filters by are called in a refusal.
+pub(super) const IDS: &str = "entity ids";
+
 pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
@@ -73,11 +76,7 @@ Newest first; follow `next_cursor` with the same filters.",
 const CARRY_FROM_LOOKED_AT: usize = 5;
 
 pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
-    let scope = super::RecallScope::of(
-        args.artifact.as_ref(),
-        args.entity_id.as_deref(),
-        "entity ids",
-    )?;
+    let scope = super::RecallScope::of(args.artifact.as_ref(), args.entity_id.as_deref(), IDS)?;
     let current = scope.current;
     let query = RecordQuery {
         locator: scope.locator,

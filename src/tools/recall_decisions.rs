@@ -34,6 +34,9 @@ pub struct Args {
     cursor: Option<String>,
 }
 
+/// What the ids `entity_id` filters by are called in a refusal.
+pub(super) const IDS: &str = "face ids";
+
 pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
@@ -77,11 +80,7 @@ By default the newest decision of each subject on each file (current_only: false
 }
 
 pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
-    let scope = super::RecallScope::of(
-        args.artifact.as_ref(),
-        args.entity_id.as_deref(),
-        "face ids",
-    )?;
+    let scope = super::RecallScope::of(args.artifact.as_ref(), args.entity_id.as_deref(), IDS)?;
     if args.verdict == Some(VerdictState::None) && args.via.is_some() {
         return Err(ToolError::Invalid(
             "verdict \"none\" with via asks for an item without a verdict whose verdict came from somewhere: send one of them (verdict none: items not judged at all; via assistant: verdicts only relayed)".into(),

@@ -114,8 +114,16 @@ pub fn run(store: &mut Store, args: Args, caller: Caller) -> Result<ToolOutput, 
                 .iter()
                 .filter(|b| matches!(b.state, State::Unresolved | State::Conflicting))
                 .count();
+            // The open questions by that name (as show_review counts them), and none said
+            // when there is none: "0 open" beside an "open" disposition or a violated item
+            // read as a contradiction.
+            let open = match open {
+                0 => String::new(),
+                1 => ", 1 open question".to_string(),
+                n => format!(", {n} open questions"),
+            };
             let summary = format!(
-                "{} decision {} = {} ({}) on {}: {} basis item{}, {open} open.",
+                "{} decision {} = {} ({}) on {}: {} basis item{}{open}.",
                 if replaced { "Replaced" } else { "Saved" },
                 quoted(&decision.subject, 60),
                 disposition(&decision.disposition, 40),

@@ -551,6 +551,16 @@ fn form(
             if remaining == 1 { "" } else { "s" }
         ));
     }
+    // The decision's summary, what the engineer judges the items against ("Bore engagement
+    // 5.0 mm is short"), as the terminal and the card show it: the model's words, labelled
+    // and quoted on a line of their own, cut as the item's fields are, saying how much.
+    if let Some(summary) = &d.summary {
+        message.push_str(&format!(
+            "\nSummary: {}{}",
+            quoted(&one_line(summary), field),
+            crate::text::more_characters(summary, field)
+        ));
+    }
     let mut properties = Map::new();
     let mut required = Vec::new();
     for &i in items {

@@ -521,10 +521,7 @@ fn form3_of_a_bare_digest_names_the_revision_to_give() {
         let o = run(dir.path(), &["--db", "r.db", "form3", &given]);
         assert_eq!(o.status.code(), Some(1), "{given}");
         let err = stderr(&o);
-        assert!(
-            err.contains("is no file here") && err.contains(&format!("give {r1}")),
-            "{given}: {err}"
-        );
+        assert!(err.contains(&format!("pass \"{r1}\"")), "{given}: {err}");
         assert!(o.stdout.is_empty(), "{given}");
     }
 }

@@ -5,6 +5,7 @@
 
 mod support;
 
+mod answer_words;
 mod bounds;
 mod capabilities;
 mod carry_attacks;
