@@ -156,12 +156,11 @@ pub(super) fn write_beside<T>(
             .chain()
             .filter_map(|c| c.downcast_ref::<io::Error>())
             .any(|io| io.kind() == io::ErrorKind::FileTooLarge)
-            .then(review_mcp::store::file::file_size_limit);
+            .then(review_mcp::store::file::too_large);
         match limit {
-            Some(limit) => e.context(format!(
-                "cannot write {}: it would be larger than the file-size limit of this process (ulimit -f{}); nothing was written there. Raise or remove the limit (`ulimit -f unlimited`) and run the command again",
+            Some((why, fix)) => e.context(format!(
+                "cannot write {}: it would be {why}; nothing was written there. {fix} and run the command again",
                 shown(path),
-                limit.map_or_else(String::new, |l| format!(": {l} bytes"))
             )),
             None => e.context(format!("cannot write {}", shown(path))),
         }

@@ -368,7 +368,12 @@ impl StoreError {
     /// A write that failed under a file-size limit as [`StoreError::FileSizeLimit`] of `path`;
     /// anything else as it is.
     fn at_file_size_limit(self, path: &Path) -> StoreError {
-        let limit = self.file_size_limit_met();
+        let limit = match &self {
+            StoreError::Sqlite(s) | StoreError::Open { source: s, .. } if is_growth_failure(s) => {
+                limit_met(super::file::file_size_limit(), Some(path))
+            }
+            _ => None,
+        };
         match (self, limit) {
             (StoreError::Sqlite(source) | StoreError::Open { source, .. }, Some(limit)) => {
                 StoreError::FileSizeLimit {
@@ -386,8 +391,11 @@ impl StoreError {
     /// write error).
     pub fn file_size_limit_met(&self) -> Option<u64> {
         match self {
-            StoreError::Sqlite(s) | StoreError::Open { source: s, .. } if is_growth_failure(s) => {
-                super::file::file_size_limit()
+            StoreError::Sqlite(s) if is_growth_failure(s) => {
+                limit_met(super::file::file_size_limit(), None)
+            }
+            StoreError::Open { source, path } if is_growth_failure(source) => {
+                limit_met(super::file::file_size_limit(), Some(path))
             }
             StoreError::FileSizeLimit { limit, .. } => Some(*limit),
             _ => None,
@@ -430,12 +438,12 @@ impl StoreError {
         use rusqlite::ErrorCode as C;
         match self {
             StoreError::Sqlite(e) if is_growth_failure(e) => {
-                if let Some(limit) = super::file::file_size_limit() {
+                if let Some(limit) = limit_met(super::file::file_size_limit(), None) {
                     return file_size_limit_message(None, limit);
                 }
             }
             StoreError::Open { path, source } if is_growth_failure(source) => {
-                if let Some(limit) = super::file::file_size_limit() {
+                if let Some(limit) = limit_met(super::file::file_size_limit(), Some(path)) {
                     return file_size_limit_message(Some(path), limit);
                 }
             }
@@ -542,6 +550,34 @@ fn file_size_limit_message(path: Option<&Path>, limit: u64) -> String {
     )
 }
 
+/// `limit` (the process's file-size limit, bytes) when a failed write of the database at
+/// `path` can have met it: a write past it leaves the file it grew at the limit (the kernel
+/// writes up to it, then refuses), less than the largest write SQLite makes (a log frame),
+/// and a checkpoint grows the file by at most its log. Not when every file is far below it:
+/// the write failed for another reason (a full disk while the `-shm` grows, a file system's
+/// own maximum, an I/O error), which the message for that says. Without a path (in memory)
+/// the limit is all there is to go by.
+fn limit_met(limit: Option<u64>, path: Option<&Path>) -> Option<u64> {
+    let limit = limit?;
+    let Some(path) = path else {
+        return Some(limit);
+    };
+    let size = |suffix: &str| {
+        std::fs::metadata(super::file::companion(path, suffix)).map_or(0, |m| m.len())
+    };
+    let (db, wal) = (size(""), size("-wal"));
+    let largest = [db, wal, size("-shm"), size("-journal")]
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+    (largest.saturating_add(LARGEST_WRITE) > limit || db.saturating_add(wal) > limit)
+        .then_some(limit)
+}
+
+/// The most bytes one write of SQLite puts in a file: a log frame of the largest page (64 KiB
+/// and its 24-byte header).
+const LARGEST_WRITE: u64 = 65_536 + 24;
+
 /// A failed write that a file-size limit can cause (`EFBIG`, which SQLite does not name):
 /// a write, a resize of the file, or of the log's index.
 fn is_growth_failure(e: &rusqlite::Error) -> bool {
@@ -569,6 +605,36 @@ fn check_command(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression (found by adv5): any failed write while a file-size limit was set was
+    /// blamed on that limit. On a full disk (a 400 KiB tmpfs, `ulimit -f 100000`), the open's
+    /// `-shm` growth failed with ENOSPC (`SQLITE_IOERR_SHMSIZE`) and `export` said "the
+    /// database file reached the file-size limit (ulimit -f: 51200000 bytes; … is 221184
+    /// bytes, its log 0 bytes)" instead of the disk I/O error and its advice.
+    #[test]
+    fn a_failed_write_far_below_the_limit_is_not_blamed_on_it() {
+        let dir = std::env::temp_dir().join(format!("review-mcp-limit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("r.db");
+        std::fs::write(&db, vec![0u8; 221_184]).unwrap();
+        assert_eq!(
+            limit_met(Some(51_200_000), Some(&db)),
+            None,
+            "far below the limit"
+        );
+        // At the limit: the file itself, or its log.
+        assert_eq!(limit_met(Some(221_184), Some(&db)), Some(221_184));
+        std::fs::write(
+            super::super::file::companion(&db, "-wal"),
+            vec![0u8; 1_000_000],
+        )
+        .unwrap();
+        assert_eq!(limit_met(Some(1_000_000), Some(&db)), Some(1_000_000));
+        // A checkpoint that would grow the file past it (the log's pages in the file).
+        assert_eq!(limit_met(Some(1_100_000), Some(&db)), Some(1_100_000));
+        assert_eq!(limit_met(None, Some(&db)), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// Regression (found by cliout): the `check` command a damaged or truncated file's
     /// message names was a code span of one backtick, so a backtick in the database's path

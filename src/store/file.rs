@@ -431,6 +431,28 @@ pub fn file_size_limit() -> Option<u64> {
         .ok()
 }
 
+/// Why a write failed with `EFBIG` ("File too large") and what to do, as `(why, fix)`: "larger
+/// than" the file-size limit of this process when it has one (with its bytes where known);
+/// on Linux, with none, the file system's own largest file (FAT32's is 4 GiB), which no limit
+/// raises. Elsewhere (macOS: the limit unknown) the limit, without its number.
+pub fn too_large() -> (String, &'static str) {
+    let raise = "Raise or remove the limit (`ulimit -f unlimited`)";
+    match file_size_limit() {
+        Some(limit) => (
+            format!("larger than the file-size limit of this process (ulimit -f: {limit} bytes)"),
+            raise,
+        ),
+        None if std::fs::read_to_string("/proc/self/limits").is_ok() => (
+            "larger than the file system there takes (its largest file: FAT32's, say, is 4 GiB; this process has no file-size limit)".to_string(),
+            "Write it to another file system (or free the place of the file too large for it)",
+        ),
+        None => (
+            "larger than the file-size limit of this process (ulimit -f)".to_string(),
+            raise,
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

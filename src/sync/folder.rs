@@ -437,7 +437,18 @@ pub(super) fn file_of(folder: &Path, kind: ItemKind, id: &str) -> PathBuf {
 
 /// Writes `text` to `path` through a temporary file beside it, fsynced, renamed into place.
 pub(super) fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    replace_file(path, text).map_err(|e| fail!("cannot write {}: {e}", shown(path)))
+    replace_file(path, text).map_err(|e| {
+        if e.kind() == io::ErrorKind::FileTooLarge {
+            // EFBIG (SIGXFSZ is ignored): what limit, and how to raise it.
+            let (why, fix) = crate::store::file::too_large();
+            fail!(
+                "cannot write {}: {e}: it would be {why}; nothing was written there. {fix} and run the command again",
+                shown(path)
+            )
+        } else {
+            fail!("cannot write {}: {e}", shown(path))
+        }
+    })
 }
 
 /// Replaces `path` with a regular file holding `text`: written to a temporary file beside it

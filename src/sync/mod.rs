@@ -132,11 +132,11 @@ impl std::error::Error for Error {}
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         if e.kind() == std::io::ErrorKind::FileTooLarge {
-            // EFBIG: the binary ignores SIGXFSZ, so a write past `ulimit -f` fails here.
-            let limit =
-                store::file::file_size_limit().map_or_else(String::new, |l| format!(": {l} bytes"));
+            // EFBIG: the binary ignores SIGXFSZ, so a write past `ulimit -f` fails here (as
+            // does one past the file system's own largest file).
+            let (why, fix) = store::file::too_large();
             return Error(format!(
-                "{e}: a file would be larger than the file-size limit of this process (ulimit -f{limit}). Raise or remove the limit (`ulimit -f unlimited`) and run the command again"
+                "{e}: a file would be {why}. {fix} and run the command again"
             ));
         }
         Error(e.to_string())
@@ -359,6 +359,26 @@ wherever the folder is moved.
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression (found by adv5): a write refused with `EFBIG` while this process has no
+    /// file-size limit (the file system's own maximum: FAT32's 4 GiB a file) was reported as
+    /// "larger than the file-size limit of this process (ulimit -f)", advising to raise a
+    /// limit there is none of. It names the limit only when there is one.
+    #[test]
+    fn a_file_too_large_names_the_limit_only_when_there_is_one() {
+        let said = Error::from(std::io::Error::from(std::io::ErrorKind::FileTooLarge)).0;
+        match store::file::file_size_limit() {
+            Some(limit) => assert!(
+                said.contains(&format!("ulimit -f: {limit} bytes")),
+                "{said}"
+            ),
+            None if cfg!(target_os = "linux") => {
+                assert!(!said.contains("ulimit"), "{said}");
+                assert!(said.contains("file system"), "{said}");
+            }
+            None => assert!(said.contains("ulimit -f"), "{said}"),
+        }
+    }
 
     #[test]
     fn classify_follows_the_three_way_rule() {

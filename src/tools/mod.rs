@@ -441,11 +441,32 @@ fn digest_as_revision(value: &str) -> Option<String> {
 /// is and the revision to pass. `None` for anything else. A tool's argument and the command
 /// line's FILE-OR-REVISION are refused in these words.
 pub fn digest_refused(value: &str) -> Option<String> {
-    let revision = digest_as_revision(value)?;
+    let Some(revision) = digest_as_revision(value) else {
+        return padded_refused(value);
+    };
     Some(format!(
         "\"{value}\" is a SHA-256 digest as a checksum tool prints it (its hex digits \
          alone, or in capitals), not a revision: a revision is sha256: and the 64 hex \
          digits in lower case; pass \"{revision}\""
+    ))
+}
+
+/// A revision or digest (see [`digest_as_revision`]) with spaces or a line break around it,
+/// as a copy from a terminal or `$(cat file)` of a file without its last line break leaves
+/// it: what it is (shown escaped) and the revision to pass. `None` for anything else.
+fn padded_refused(value: &str) -> Option<String> {
+    let trimmed = value.trim();
+    if trimmed.len() == value.len() {
+        return None;
+    }
+    let revision = if crate::review::is_revision(trimmed) {
+        trimmed.to_string()
+    } else {
+        digest_as_revision(trimmed)?
+    };
+    Some(format!(
+        "{} has spaces or a line break around a revision, not a revision: a revision is sha256: and the 64 hex digits in lower case, nothing around them; pass \"{revision}\"",
+        crate::text::quoted(value, 80)
     ))
 }
 

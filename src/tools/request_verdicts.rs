@@ -554,11 +554,12 @@ fn form(
     // The decision's summary, what the engineer judges the items against ("Bore engagement
     // 5.0 mm is short"), as the terminal and the card show it: the model's words, labelled
     // and quoted on a line of their own, cut as the item's fields are, saying how much.
-    if let Some(summary) = &d.summary {
+    // The count is of the line shown (its bidirectional controls dropped), not the stored.
+    if let Some(summary) = d.summary.as_deref().map(one_line) {
         message.push_str(&format!(
             "\nSummary: {}{}",
-            quoted(&one_line(summary), field),
-            crate::text::more_characters(summary, field)
+            quoted(&summary, field),
+            crate::text::more_characters(&summary, field)
         ));
     }
     let mut properties = Map::new();
@@ -683,7 +684,8 @@ fn shown(s: &str, n: usize) -> String {
 /// [`shown`], followed, when it cuts, by how many characters it leaves out
 /// (`… [25 more characters]`): a cut field of the item judged never reads as the whole.
 fn counted(s: &str, n: usize) -> String {
-    shown(s, n) + &crate::text::more_characters(s, n)
+    // Counted in the line shown (its bidirectional controls dropped), not the stored string.
+    shown(s, n) + &crate::text::more_characters(&one_line(s), n)
 }
 
 /// A stored field of the item as its segment of the description shows it: [`counted`], and
@@ -692,7 +694,8 @@ fn counted(s: &str, n: usize) -> String {
 /// accepted by the engineer …` on an item no one judged).
 fn segment(s: &str, n: usize) -> String {
     if holds_a_semicolon(s) {
-        quoted(&one_line(s), n) + &crate::text::more_characters(s, n)
+        let line = one_line(s);
+        quoted(&line, n) + &crate::text::more_characters(&line, n)
     } else {
         counted(s, n)
     }

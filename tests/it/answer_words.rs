@@ -84,6 +84,14 @@ fn remember_decisions_line_names_open_questions_and_leaves_out_none() {
 /// The verdict form's message (`elicitation/create` in a handshake session, the
 /// `inputRequests` entry in a 2026-07-28 one) for the decision of `subject` at revision 1.
 fn form_message(c: &mut Client, era: Era, subject: &str) -> String {
+    form_params(c, era, subject)["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no form message"))
+        .to_string()
+}
+
+/// The verdict form (`elicitation/create` params) for the decision of `subject` at revision 1.
+fn form_params(c: &mut Client, era: Era, subject: &str) -> Value {
     let asked = c.call(
         "request_verdicts",
         json!({"artifact": art_uri(&rev(1), FILE), "subject": subject}),
@@ -94,10 +102,8 @@ fn form_message(c: &mut Client, era: Era, subject: &str) -> String {
         assert_eq!(asked["method"], "elicitation/create", "{asked}");
         &asked["params"]
     };
-    params["message"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no form: {asked}"))
-        .to_string()
+    assert!(params["message"].is_string(), "no form: {asked}");
+    params.clone()
 }
 
 /// Found by a real review session: the verdict form showed the engineer the subject,
@@ -164,6 +170,61 @@ fn the_verdict_form_shows_the_decisions_summary_quoted_and_bounded() {
                 _ => assert!(!message.contains("Summary"), "{era:?}: {message}"),
             }
         }
+    }
+}
+
+/// Regression (found by adv5): the form's summary line counted what its cut left out in the
+/// stored summary, but cut the summary with its bidirectional controls dropped: a summary of
+/// 300 letters and 10 right-to-left overrides was shown whole, with no `…`, and said
+/// "[10 more characters]" (a long one said 10 too many). The count is of what is shown.
+#[test]
+fn the_verdict_forms_summary_counts_what_its_cut_leaves_out_of_what_it_shows() {
+    for era in [Era::V2025_11_25, Era::V2026_07_28] {
+        let mut c = Client::declaring(
+            Store::open_in_memory().unwrap(),
+            era,
+            json!({"elicitation": {"form": {}}}),
+        );
+        let a = art_uri(&rev(1), FILE);
+        let basis = json!([{"requirement": "Bore engagement 6 mm", "source": "drawing",
+                            "state": "violated", "evidence": "5.0 mm"}]);
+        let whole = format!("{}{}", "a".repeat(300), "\u{202e}".repeat(10));
+        let long = format!("{}{}", "\u{202e}".repeat(10), "b".repeat(310));
+        for (subject, summary, said) in [
+            ("whole", &whole, format!("Summary: \"{}\"", "a".repeat(300))),
+            (
+                "long",
+                &long,
+                format!("Summary: \"{}…\" [10 more characters]", "b".repeat(300)),
+            ),
+        ] {
+            c.ok(
+                "remember_decision",
+                json!({"artifact": a, "subject": subject, "disposition": "hold",
+                       "basis": basis, "summary": summary}),
+            );
+            let message = form_message(&mut c, era, subject);
+            assert!(
+                message.lines().any(|l| l == said),
+                "{era:?}: {said} not in {message}"
+            );
+        }
+        // An item's evidence and question (quoted: it holds a semicolon) shown whole.
+        let evidence = format!("{}{}", "c".repeat(300), "\u{202e}".repeat(10));
+        let question = format!("d;{}{}", "d".repeat(298), "\u{202e}".repeat(10));
+        c.ok(
+            "remember_decision",
+            json!({"artifact": a, "subject": "item", "disposition": "hold", "basis": [
+                {"requirement": "Bore engagement 6 mm", "source": "drawing",
+                 "state": "unresolved", "evidence": evidence, "question": question}]}),
+        );
+        let form = form_params(&mut c, era, "item").to_string();
+        assert!(
+            form.contains(&format!("evidence: {};", "c".repeat(300)))
+                && form.contains(&format!("question: \\\"d;{}\\\"", "d".repeat(298)))
+                && !form.contains("more character"),
+            "{era:?}: {form}"
+        );
     }
 }
 

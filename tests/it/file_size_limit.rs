@@ -145,3 +145,44 @@ fn commands_writing_past_the_file_size_limit_say_so_and_leave_nothing() -> anyho
     assert!(exported_names(&new_db).map_or(true, |n| n.is_empty()));
     Ok(())
 }
+
+/// Regression (found by adv5): `merge-file`, as git runs it under `ulimit -f`, writing a
+/// merged item past the limit said only "cannot write ours: File too large (os error 27)"
+/// (as did `sync` writing an item file into its folder): no word of the limit or how to
+/// raise it. It says both now, exits 1 and leaves OURS as it was, for git to merge by hand.
+#[test]
+fn merge_file_writing_past_the_file_size_limit_says_so_and_leaves_ours() -> anyhow::Result<()> {
+    let dir = TempDir::new("fsize-merge")?;
+    let item = |note: &str, updated: &str| {
+        json!({"record": {
+            "id": "rec_bb81750f040f1f93", "kind": "note", "note": note, "tags": [],
+            "entity_ids": ["f1"], "id_scheme": "opaque",
+            "artifact": {"revision": format!("sha256:{}", "ab".repeat(32)), "format": "step"},
+            "created_at": "2026-12-06T19:16:24.075Z", "updated_at": updated}})
+        .to_string()
+    };
+    let base = item("hello", "2026-12-06T19:16:24.075Z");
+    std::fs::write(dir.join("base"), &base)?;
+    std::fs::write(dir.join("ours"), &base)?;
+    std::fs::write(
+        dir.join("theirs"),
+        item(&"x".repeat(2_000), "2027-01-01T00:00:00.000Z"),
+    )?;
+    let path = |n: &str| dir.join(n).to_string_lossy().into_owned();
+    let (b, o, t) = (path("base"), path("ours"), path("theirs"));
+    let result = limited(
+        1,
+        &dir.join("r.db"),
+        &["merge-file", &b, &o, &t, "records/x.json"],
+    )
+    .stdin(Stdio::null())
+    .output()?;
+    let err = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("file-size limit") && err.contains("ulimit -f unlimited"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(dir.join("ours"))?, base);
+    Ok(())
+}

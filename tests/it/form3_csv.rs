@@ -1177,3 +1177,29 @@ fn form3_note_names_a_bounded_number_of_short_forms() {
         "{note}"
     );
 }
+
+/// Regression (found by adv5): a digest or revision with the spaces or line break a copy
+/// from a terminal or a file leaves around it (`"$hex "`, `" $hex"`, `"sha256:$hex\n"`) was
+/// refused as "no such file" or "not a revision" without the revision to pass, which the same
+/// digits without them get. The refusal names it, the value shown escaped.
+#[test]
+fn form3_of_a_digest_with_spaces_or_a_line_break_around_it_names_the_revision() {
+    let dir = TempDir::new("form3-padded").unwrap();
+    seeded(dir.path());
+    let r1 = rev(1);
+    let hex = &r1["sha256:".len()..];
+    for padded in [
+        format!("{hex} "),
+        format!(" {hex}"),
+        format!("{hex}\n"),
+        format!("{r1}\n"),
+        format!(" {r1}"),
+    ] {
+        let o = run(dir.path(), &["--db", "r.db", "form3", &padded]);
+        assert_eq!(o.status.code(), Some(1), "{padded:?}");
+        let err = stderr(&o);
+        assert!(err.contains(&format!("pass \"{r1}\"")), "{padded:?}: {err}");
+        assert!(err.lines().count() == 1, "{padded:?}: {err}");
+        assert!(o.stdout.is_empty(), "{padded:?}");
+    }
+}

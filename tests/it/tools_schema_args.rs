@@ -369,3 +369,34 @@ fn a_revision_given_by_its_short_form_is_refused_saying_what_to_pass() {
         );
     }
 }
+
+/// Regression (found by adv5): a revision or digest with spaces or a line break around it
+/// (`"sha256:…\n"`, `" …"`) was refused with the schema's bare pattern, while the same digits
+/// without them are refused naming the revision to pass. Now it is named too, the value shown
+/// escaped on one line, in every era.
+#[test]
+fn a_revision_with_spaces_or_a_line_break_around_it_is_refused_saying_what_to_pass() {
+    let hex = &REV_A["sha256:".len()..];
+    for era in [Era::V2025_06_18, Era::V2025_11_25, Era::V2026_07_28] {
+        let mut c = Client::memory(era);
+        for padded in [
+            format!("{REV_A}\n"),
+            format!(" {REV_A}"),
+            format!("{hex} "),
+            format!("{}\r\n", hex.to_uppercase()),
+        ] {
+            let text = c.schema_refused(
+                "recall",
+                json!({"artifact": {"revision": padded, "format": "step"}}),
+            );
+            assert!(
+                text.contains(&format!("pass \"{REV_A}\"")),
+                "{era:?} {padded:?}: {text}"
+            );
+            assert!(
+                !text.contains('\n') && !text.contains('\r'),
+                "{era:?}: {text:?}"
+            );
+        }
+    }
+}
