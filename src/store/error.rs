@@ -258,14 +258,14 @@ impl std::fmt::Display for StoreError {
                 {
                     let mut rescued = path.as_os_str().to_owned();
                     rescued.push(".recovered");
+                    let rescued = command_path(Path::new(&rescued));
+                    // The process id is this server's own: from outside its PID namespace (a
+                    // container) the same path names another process, so the copy is checked.
                     write!(
                         f,
-                        ". Before you do, if the file it had open holds writes you want (deleted by mistake, or replaced by an older copy), copy it out while this server still holds it open: {} (stop the servers, then move that file into place, or import its `review-mcp --db FILE export` into the new one)",
-                        crate::text::code_span(&format!(
-                            "cp {} {}",
-                            command_path(&copy),
-                            command_path(Path::new(&rescued))
-                        ))
+                        ". Before you do, if the file it had open holds writes you want (deleted by mistake, or replaced by an older copy), copy it out while this server still holds it open: {}, then {} (the number is this server's process as it sees itself: run the copy where it runs). Then stop the servers and move that file into place, or import its `review-mcp --db FILE export` into the new one",
+                        crate::text::code_span(&format!("cp {} {rescued}", command_path(&copy))),
+                        crate::text::code_span(&format!("review-mcp --db {rescued} check")),
                     )?;
                 }
                 Ok(())

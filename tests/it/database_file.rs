@@ -1137,6 +1137,14 @@ fn a_deleted_or_replaced_file_can_be_copied_out_of_the_server_as_its_refusal_say
             .unwrap_or_else(|| panic!("no cp in: {text}"));
         let copied = Command::new("sh").arg("-c").arg(cp).output()?;
         assert!(copied.status.success(), "{cp}: {copied:?}");
+        // The copy is checked before it goes into place: from outside the server's PID
+        // namespace /proc/PID names another process.
+        assert!(
+            text.split('`')
+                .any(|part| part.starts_with("review-mcp --db ")
+                    && part.ends_with("review.db.recovered check")),
+            "no check of the copy in: {text}"
+        );
         server.close()?;
         let rescued = dir.join("review.db.recovered");
         assert_eq!(
