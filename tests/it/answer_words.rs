@@ -106,6 +106,19 @@ fn form_params(c: &mut Client, era: Era, subject: &str) -> Value {
     params.clone()
 }
 
+/// A session of `era` whose host shows forms, the artifact its decisions are made on, and a
+/// one-item basis (a violated item) for them.
+fn form_session(era: Era) -> (Client, Value, Value) {
+    let c = Client::declaring(
+        Store::open_in_memory().unwrap(),
+        era,
+        json!({"elicitation": {"form": {}}}),
+    );
+    let basis = json!([{"requirement": "Bore engagement 6 mm", "source": "drawing",
+                        "state": "violated", "evidence": "5.0 mm"}]);
+    (c, art_uri(&rev(1), FILE), basis)
+}
+
 /// Found by a real review session: the verdict form showed the engineer the subject,
 /// disposition, file and revision, but not the decision's summary ("Bore engagement 5.0 mm
 /// is short"), which the terminal review and the card show, and which the engineer needs to
@@ -114,14 +127,7 @@ fn form_params(c: &mut Client, era: Era, subject: &str) -> Value {
 #[test]
 fn the_verdict_form_shows_the_decisions_summary_quoted_and_bounded() {
     for era in [Era::V2025_11_25, Era::V2026_07_28] {
-        let mut c = Client::declaring(
-            Store::open_in_memory().unwrap(),
-            era,
-            json!({"elicitation": {"form": {}}}),
-        );
-        let a = art_uri(&rev(1), FILE);
-        let basis = json!([{"requirement": "Bore engagement 6 mm", "source": "drawing",
-                            "state": "violated", "evidence": "5.0 mm"}]);
+        let (mut c, a, basis) = form_session(era);
         let long = format!("Bore engagement {}", "is short ".repeat(1_000));
         for (subject, summary) in [
             ("plain", Some("Bore engagement 5.0 mm is short")),
@@ -180,14 +186,7 @@ fn the_verdict_form_shows_the_decisions_summary_quoted_and_bounded() {
 #[test]
 fn the_verdict_forms_summary_counts_what_its_cut_leaves_out_of_what_it_shows() {
     for era in [Era::V2025_11_25, Era::V2026_07_28] {
-        let mut c = Client::declaring(
-            Store::open_in_memory().unwrap(),
-            era,
-            json!({"elicitation": {"form": {}}}),
-        );
-        let a = art_uri(&rev(1), FILE);
-        let basis = json!([{"requirement": "Bore engagement 6 mm", "source": "drawing",
-                            "state": "violated", "evidence": "5.0 mm"}]);
+        let (mut c, a, basis) = form_session(era);
         let whole = format!("{}{}", "a".repeat(300), "\u{202e}".repeat(10));
         let long = format!("{}{}", "\u{202e}".repeat(10), "b".repeat(310));
         for (subject, summary, said) in [
