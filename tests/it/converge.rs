@@ -4811,3 +4811,73 @@ fn a_verdict_a_rebase_set_aside_reaches_the_team_when_its_pull_is_pushed() -> an
     );
     Ok(())
 }
+
+/// Known defect, or a fault of the model (seed 16355 of 200 operations, minimised to 18 with
+/// `CONVERGE_MINIMISE_LIKE="held, the model holds None"`; found by the sweep of the
+/// thirty-first session, analysed only from the trace): clone 0 forgets the decision of
+/// subject 0 at revision 2 of part 1 (the last operation), and after the final syncs every
+/// clone holds it again, where the model says it is forgotten. What the trace shows: clone
+/// 1's `pull --rebase` (operation 16) left its folder's copy of that decision with a time
+/// (…09.120Z) after clone 0's (…09.119Z) and, on item 2, the engineer's verdict given on
+/// item 2 of the revision-1 decision of that subject (operation 1, the same time, …08.679Z):
+/// the rebase's merge seems to have paired the revision-1 decision's file, which clone 0's
+/// import replaced under another id, with the revision-2 one. Clone 0 never saw that
+/// version, so its forget met a later edit, which sync keeps. Whether a verdict can move to
+/// another decision's item that way is the question to settle first. Run with
+/// `CONVERGE_TRACE=1 … --ignored converge::seed16355 --nocapture` to see each clone after
+/// every operation.
+#[test]
+#[ignore = "known defect: seed 16355, a forgotten decision still held after the clones settle"]
+fn seed16355_a_forgotten_decision_is_forgotten_everywhere() -> anyhow::Result<()> {
+    use Op::*;
+    let decide = |c, rev, disposition, states, assistant| Decide {
+        c,
+        part: 1,
+        rev,
+        subject: 0,
+        disposition,
+        states,
+        assistant,
+    };
+    let judge = |c, pick, item, accept, form| Judge {
+        c,
+        pick,
+        item,
+        accept,
+        form,
+    };
+    let ops = vec![
+        decide(1, 1, 0, [2, 0, 1], None),
+        judge(1, 7, 2, false, true),
+        decide(0, 2, 2, [1, 1, 2], None),
+        Sync { c: 1 },
+        decide(2, 1, 2, [2, 1, 1], Some(2)),
+        Sync { c: 2 },
+        judge(2, 1, 0, true, false),
+        Pull { c: 1, rebase: true },
+        Verdict {
+            c: 1,
+            part: 1,
+            rev: 1,
+            subject: 0,
+            item: 2,
+            accept: false,
+        },
+        judge(0, 2, 0, false, true),
+        Import { c: 0, from: 2 },
+        Import { c: 1, from: 0 },
+        decide(0, 2, 0, [1, 2, 2], None),
+        Import { c: 0, from: 1 },
+        Sync { c: 0 },
+        Commit { c: 1 },
+        Pull { c: 1, rebase: true },
+        ForgetDecision {
+            c: 0,
+            part: 1,
+            rev: 2,
+            subject: 0,
+        },
+    ];
+    run(&ops)?;
+    Ok(())
+}
