@@ -12,20 +12,12 @@ use review_mcp::store::Store;
 use serde_json::{Value, json};
 
 use crate::support::TempDir;
-use crate::support::inproc::{Client, ERAS, Era, art_uri, rev};
+use crate::support::inproc::{Client, ERAS, Era, art_uri, rev, summary_text};
 use crate::support::pty::in_terminal;
 
 const BIN: &str = env!("CARGO_BIN_EXE_review-mcp");
 
 const FILE: &str = "file:///w/bracket.step";
-
-/// The summary (first text block) of an answer.
-fn line(resp: &Value) -> String {
-    resp["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no text block: {resp}"))
-        .to_string()
-}
 
 /// Found by a real review session: `remember_decision` answered "= open (…): 2 basis items,
 /// 0 open." for a decision whose disposition is "open" and which has a violated item. The
@@ -37,7 +29,7 @@ fn remember_decisions_line_names_open_questions_and_leaves_out_none() {
     for era in ERAS {
         let mut c = Client::memory(era);
         let a = art_uri(&rev(1), FILE);
-        let none = line(&c.call(
+        let none = summary_text(&c.call(
             "remember_decision",
             json!({"artifact": a, "subject": "bore", "disposition": "open", "basis": [
                 {"requirement": "Bore engagement 6 mm", "source": "drawing", "state": "violated",
@@ -48,7 +40,7 @@ fn remember_decisions_line_names_open_questions_and_leaves_out_none() {
         assert!(none.contains(": 2 basis items."), "{era:?}: {none}");
         assert!(!none.contains(" open."), "{era:?}: {none}");
         assert!(!none.contains(" 0 "), "{era:?}: {none}");
-        let one = line(&c.call(
+        let one = summary_text(&c.call(
             "remember_decision",
             json!({"artifact": a, "subject": "wall", "disposition": "hold", "basis": [
                 {"requirement": "Wall 2 mm", "source": "drawing", "state": "unresolved",
@@ -59,7 +51,7 @@ fn remember_decisions_line_names_open_questions_and_leaves_out_none() {
             one.contains(": 1 basis item, 1 open question."),
             "{era:?}: {one}"
         );
-        let two = line(&c.call(
+        let two = summary_text(&c.call(
             "remember_decision",
             json!({"artifact": a, "subject": "wall", "disposition": "hold", "basis": [
                 {"requirement": "Wall 2 mm", "source": "drawing", "state": "unresolved",
@@ -73,7 +65,7 @@ fn remember_decisions_line_names_open_questions_and_leaves_out_none() {
             two.contains(": 3 basis items, 2 open questions."),
             "{era:?}: {two}"
         );
-        let empty = line(&c.call(
+        let empty = summary_text(&c.call(
             "remember_decision",
             json!({"artifact": a, "subject": "scratch", "disposition": "accept", "basis": []}),
         ));
@@ -367,7 +359,7 @@ fn a_revision_carried_on_twice_counts_each_later_claim_once() {
         );
         for (n, stale) in [(1, 3), (2, 3), (3, 0)] {
             let out = c.call("show_review", json!({"artifact": at(n)}));
-            let text = line(&out);
+            let text = summary_text(&out);
             let counts = &out["result"]["structuredContent"]["counts"];
             assert_eq!(
                 counts["stale_records"].as_u64().unwrap()

@@ -171,6 +171,14 @@ impl Client {
 }
 
 /// The revision numbered `n`: `sha256:` and `n` in 64 hex digits.
+/// The summary (first text block) of an answer, or the refusal text.
+pub fn summary_text(resp: &Value) -> String {
+    resp["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text block: {resp}"))
+        .to_string()
+}
+
 pub fn rev(n: usize) -> String {
     format!("sha256:{n:064x}")
 }
