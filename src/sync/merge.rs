@@ -108,6 +108,9 @@ pub fn resolve_knowing(
     if let Some(moved) = moved_key(theirs, ours) {
         return Err(moved);
     }
+    // A base that is another item (git paired its file with this one's as a rename) is no
+    // ancestor of either version: its engineer verdicts were given on another decision.
+    let base = base.filter(|b| b.kind() == ours.item.kind() && b.id() == ours.item.id());
     let (o, t) = (ours.item.text(), theirs.item.text());
     let b = base.map(Item::text);
     if o == t {
@@ -858,6 +861,37 @@ mod tests {
             (Judgement::Rejected, Via::Elicitation)
         );
         assert!(r.conflict.unwrap().contains("kept from the base"));
+    }
+
+    /// Regression (seed 16355 of the sync sweep): `git pull --rebase` paired the file of one
+    /// decision (revision 1, since replaced under another id by `import`) with another's
+    /// (revision 2) as a rename, and handed it to merge-file as the base of the second one's
+    /// merge. Its engineer verdict, which both versions lacked, was "kept from the base" onto
+    /// the other decision's item. A base that is another item is no ancestor: ignored.
+    #[test]
+    fn a_base_that_is_another_item_gives_the_merge_nothing() {
+        let other = match decision(
+            T1,
+            "hold",
+            vec![item(
+                "Bore",
+                Some((Judgement::Rejected, Via::Elicitation, T1)),
+            )],
+        ) {
+            Item::Decision(mut d) => {
+                d.id = "dec_0000000000000001".into();
+                Item::Decision(d)
+            }
+            i => i,
+        };
+        let a = decision(T2, "release", vec![item("Bore", None)]);
+        let b = decision(T3, "rework", vec![item("Bore", None)]);
+        assert_ne!(other.id(), a.id());
+        for (x, y) in [(&a, &b), (&b, &a)] {
+            let r = resolve(Some(&other), side(x, "ours"), side(y, "theirs")).unwrap();
+            assert_eq!(basis(&r.item)[0].verdict, None, "{:?}", r.conflict);
+            assert!(!r.conflict.unwrap_or_default().contains("from the base"));
+        }
     }
 
     /// Regression: a conflict named a decision's version "by" the decision's author even when

@@ -4812,22 +4812,17 @@ fn a_verdict_a_rebase_set_aside_reaches_the_team_when_its_pull_is_pushed() -> an
     Ok(())
 }
 
-/// Known defect, or a fault of the model (seed 16355 of 200 operations, minimised to 18 with
-/// `CONVERGE_MINIMISE_LIKE="held, the model holds None"`; found by the sweep of the
-/// thirty-first session, analysed only from the trace): clone 0 forgets the decision of
-/// subject 0 at revision 2 of part 1 (the last operation), and after the final syncs every
-/// clone holds it again, where the model says it is forgotten. What the trace shows: clone
-/// 1's `pull --rebase` (operation 16) left its folder's copy of that decision with a time
-/// (…09.120Z) after clone 0's (…09.119Z) and, on item 2, the engineer's verdict given on
-/// item 2 of the revision-1 decision of that subject (operation 1, the same time, …08.679Z):
-/// the rebase's merge seems to have paired the revision-1 decision's file, which clone 0's
-/// import replaced under another id, with the revision-2 one. Clone 0 never saw that
-/// version, so its forget met a later edit, which sync keeps. Whether a verdict can move to
-/// another decision's item that way is the question to settle first. Run with
-/// `CONVERGE_TRACE=1 … --ignored converge::seed16355 --nocapture` to see each clone after
-/// every operation.
+/// Regression (seed 16355 of 200 operations, minimised to 18; found by the sweep of the
+/// thirty-first session): clone 0 forgets the decision of subject 0 at revision 2 of part 1
+/// (the last operation), and after the final syncs every clone held it again. Clone 1's
+/// `pull --rebase` (operation 16) had git pair the file of the revision-1 decision, which
+/// clone 0's import replaced under another id, with the revision-2 one's as a rename, and
+/// merge-file took it as the base of that decision's merge: the engineer's verdict on the
+/// revision-1 decision's item 2 was "kept from the base" onto the revision-2 decision's item
+/// 2, under a later time, so clone 0's forget met a later edit, which sync keeps. A base that
+/// is another item is now no ancestor (`sync::merge::resolve_knowing`). `CONVERGE_TRACE=1`
+/// prints each clone after every operation.
 #[test]
-#[ignore = "known defect: seed 16355, a forgotten decision still held after the clones settle"]
 fn seed16355_a_forgotten_decision_is_forgotten_everywhere() -> anyhow::Result<()> {
     use Op::*;
     let decide = |c, rev, disposition, states, assistant| Decide {
