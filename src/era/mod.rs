@@ -28,11 +28,12 @@ pub fn service_error(
     match e {
         ServiceError::InvalidParams(m) => ErrorObject::new(INVALID_PARAMS, m),
         ServiceError::InvalidCursor => ErrorObject::new(INVALID_PARAMS, INVALID_CURSOR),
-        // A revision given by its short form: what to pass, after the words clients know.
+        // A revision given by its short form or as a checksum digest: what it is and what to
+        // pass, after the words clients know.
         ServiceError::ResourceNotFound { uri, hint } => {
             let mut e = not_found(uri);
             if let Some(hint) = hint {
-                e.message = format!("{}: the revision {hint}", e.message);
+                e.message = format!("{}: {hint}", e.message);
             }
             e
         }

@@ -340,10 +340,11 @@ fn list_entry(s: &crate::store::RevisionSummary) -> Value {
     })
 }
 
-/// The revision a `review://revisions/…` URI (its report or Form 3 too) gives by the short
-/// form an answer writes (`review::short_revision_head`): no resource, but one a caller
-/// built from a short form it was given, to be told what to pass (`tools::short_revision_refused`).
-pub fn short_revision_in(uri: &str) -> Option<String> {
+/// The revision part of a `review://revisions/…` URI (its report or Form 3 too), whatever it
+/// holds, for a revision resource not found: one a caller built from a short form it was
+/// given, or from a digest as a checksum tool prints it, is told what to pass
+/// (`tools::short_revision_refused` says which it is, or nothing).
+pub fn revision_in(uri: &str) -> Option<String> {
     let canonical = canonical(uri);
     let rest = canonical.strip_prefix(REVISIONS)?;
     let revision = rest
@@ -355,7 +356,7 @@ pub fn short_revision_in(uri: &str) -> Option<String> {
         .iter()
         .find_map(|e| revision.strip_suffix(e))
         .map_or_else(|| revision.to_string(), |head| format!("{head}…"));
-    crate::review::short_revision_head(&revision).map(|_| revision.clone())
+    (!revision.is_empty()).then_some(revision)
 }
 
 /// The `contents` of one resource.

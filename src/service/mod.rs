@@ -70,7 +70,8 @@ pub enum ServiceError {
     /// -32602 "Invalid cursor" in every era.
     InvalidCursor,
     /// -32002 in legacy sessions, -32602 with `data.uri` in the modern era.
-    /// `hint`: what to pass instead, when the URI gives a revision by its short form.
+    /// `hint`: what the URI gives for a revision and what to pass instead (a short form, a
+    /// checksum digest).
     ResourceNotFound { uri: String, hint: Option<String> },
     /// -32603 with the store's message: the database failed outside a tool call (locked,
     /// damaged, moved, a full disk), which the user can act on.
@@ -266,7 +267,7 @@ impl Service {
             Ok(c) => c,
             Err(e) => {
                 let short = matches!(e, resources::ResourceError::NotFound)
-                    .then(|| resources::short_revision_in(&uri))
+                    .then(|| resources::revision_in(&uri))
                     .flatten()
                     .and_then(|rev| crate::tools::short_revision_refused(&mut self.store, &rev));
                 return Err(

@@ -428,3 +428,43 @@ fn a_revision_resource_asked_by_its_short_form_says_what_to_pass() {
         }
     }
 }
+
+/// A revision resource asked by a revision as a checksum tool prints it (its 64 hex digits
+/// alone, in capitals, `SHA256:` in capitals; the report and the Form 3 too) answered
+/// "Resource not found" alone, where a tool argument so given is told the revision to pass
+/// (`tools::digest_refused`): the model had nothing to retry with. Still not found (the code
+/// and data every client knows); the message now says what the tool refusal says.
+#[test]
+fn a_revision_resource_asked_by_a_checksum_digest_says_what_to_pass() {
+    let hex = REV_A.strip_prefix("sha256:").unwrap_or(REV_A);
+    let upper = hex.to_uppercase();
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        seed(&mut c);
+        for uri in [
+            format!("review://revisions/{hex}"),
+            format!("review://revisions/sha256:{upper}"),
+            format!("review://revisions/SHA256:{upper}/report"),
+            format!("review://revisions/{upper}/form3.csv"),
+            format!("review://revisions/SHA256%3A{hex}"),
+        ] {
+            let got = read(&mut c, &uri);
+            let want = if era == Era::V2026_07_28 {
+                -32602
+            } else {
+                -32002
+            };
+            assert_eq!(got["error"]["code"], want, "{era:?} {uri}: {got}");
+            assert_eq!(got["error"]["data"], json!({"uri": uri}));
+            let message = got["error"]["message"].as_str().unwrap_or_default();
+            assert!(
+                message.starts_with("Resource not found: "),
+                "{uri}: {message}"
+            );
+            assert!(
+                message.ends_with(&format!("pass \"{REV_A}\"")),
+                "{uri}: {message}"
+            );
+        }
+    }
+}
