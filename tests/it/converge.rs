@@ -1728,7 +1728,16 @@ fn run_in(mut w: World, ops: &[Op]) -> anyhow::Result<Moves> {
             });
         ensure!(
             kept || as_copy,
-            "the archive, which imported every export, lacks {l} and any later version of it"
+            "the archive, which imported every export, lacks {l} and any later version of it; \
+             its {} of that name: {}",
+            kind,
+            archive
+                .iter()
+                .filter_map(|a| a.get(kind))
+                .filter(|a| a["name"] == item["name"] && a["kind"] == item["kind"])
+                .map(Value::to_string)
+                .collect::<Vec<_>>()
+                .join("\n")
         );
     }
     Ok(w.moves)
@@ -4872,6 +4881,81 @@ fn seed16355_a_forgotten_decision_is_forgotten_everywhere() -> anyhow::Result<()
             rev: 2,
             subject: 0,
         },
+    ];
+    run(&ops)?;
+    Ok(())
+}
+
+/// Known defect: sync and import settle one case differently (seed 16414 of 200 operations,
+/// minimised to 16; 16435 fails the same way; found by the sweep of the thirty-second
+/// session, analysed from the trace, not fixed). Clone 0 carried "slot" from revision 1 to
+/// 2, renamed the carried feature (its name then free at revision 2) and stated "slot" anew
+/// at revision 0, a revision the feature was carried past, holding that revision's
+/// superseded copy. Clone 1's own, later carry of the same id revived the carried feature (a
+/// change wins over a deletion), so two live features of one key meet: the carried one and
+/// the statement made anew where the carry was seen. Sync keeps the carry and puts the
+/// statement in the copy at revision 0 (every clone converges on that); import, which the
+/// archive takes, judges the statement seen (a copy was held before) and keeps the later of
+/// the two ids, the statement, dropping the carried version. The archive check
+/// (`not_moved_back`) calls that a move back. Nothing is lost in the clones; which rule is
+/// right (and whether import should keep the loser as the copy) is to settle.
+#[test]
+#[ignore = "known defect: seed 16414, sync and import settle a revived carry against a statement anew differently"]
+fn seed16414_the_archive_holds_every_carried_feature() -> anyhow::Result<()> {
+    use Op::*;
+    let ops = vec![
+        Remember {
+            c: 1,
+            part: 0,
+            rev: 0,
+            name: 1,
+            tag: 1,
+        },
+        Carry {
+            c: 1,
+            from: 0,
+            to: 1,
+        },
+        Import { c: 0, from: 1 },
+        Carry {
+            c: 0,
+            from: 1,
+            to: 2,
+        },
+        Carry {
+            c: 1,
+            from: 1,
+            to: 2,
+        },
+        Rename {
+            c: 0,
+            part: 0,
+            rev: 2,
+            from: 1,
+            to: 2,
+        },
+        Sync { c: 1 },
+        Remember {
+            c: 0,
+            part: 0,
+            rev: 0,
+            name: 1,
+            tag: 0,
+        },
+        Import { c: 2, from: 0 },
+        Sync { c: 2 },
+        Backup { c: 0 },
+        Import { c: 0, from: 2 },
+        Rename {
+            c: 0,
+            part: 0,
+            rev: 0,
+            from: 2,
+            to: 1,
+        },
+        Sync { c: 0 },
+        Restore { c: 0, pick: 1 },
+        Fidelity { c: 0 },
     ];
     run(&ops)?;
     Ok(())
