@@ -357,10 +357,10 @@ fn carried_on_refusal(
         ask
     };
     Ok(ToolError::Invalid(format!(
-        "decision {:?} at {} was carried to {} (carry_forward){on}: no verdict is given \
+        "decision {} at {} was carried to {} (carry_forward){on}: no verdict is given \
          here any more, and its items there say what was judged here. Its review stands at \
          revision {}{ask}; nothing was written",
-        crate::text::prefix_chars(&decision.subject, 80),
+        quoted(&decision.subject, 80),
         short_rev(&decision.artifact.revision),
         short_rev(by),
         short_rev(&now),

@@ -554,3 +554,47 @@ fn characters_drawn_as_nothing_are_shown_in_every_reader() {
         assert!(text.contains("\\u"), "{reader}: {text}");
     }
 }
+
+/// A subject in a name's own script (a Hindi word: letters with a virama and a vowel sign)
+/// with a Hangul filler, a character drawn as a blank, at its end.
+const SCRIPT_AND_FILLER: &str = "bore \u{92a}\u{94d}\u{930}\u{93f}\u{92f}\u{93e}\u{3164}";
+
+/// Regression: the refusal of `request_verdicts` on a decision carried on (and the one on a
+/// decision whose carried copy was forgotten) named the subject in Rust's debug form
+/// (`{:?}`), not [`review_mcp::text::quoted`] as every other answer: a Hindi subject's
+/// virama came out as `\u{94d}` (the word broken apart, and the model, told to ask with that
+/// subject, reads another spelling), while the Hangul filler, a character drawn as a blank
+/// that every reader shows as `\u{3164}`, came out raw.
+#[test]
+fn a_refusal_names_a_stored_subject_as_every_answer_quotes_it() {
+    for forget in [false, true] {
+        let mut c = Client::memory(Era::V2026_07_28);
+        let file = "/work/bracket.step";
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(1), file), "subject": SCRIPT_AND_FILLER,
+                   "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&rev(1), file), "to": art_uri(&rev(2), file), "map": []}),
+        );
+        if forget {
+            c.ok(
+                "forget",
+                json!({"artifact": art_uri(&rev(2), file), "subject": SCRIPT_AND_FILLER}),
+            );
+        }
+        let text = c.refused(
+            "request_verdicts",
+            json!({"artifact": art_uri(&rev(1), file), "subject": SCRIPT_AND_FILLER}),
+        );
+        let shown = review_mcp::text::quoted(SCRIPT_AND_FILLER, 80);
+        assert!(
+            text.contains(&format!("decision {shown} at ")),
+            "forget {forget}: {text}"
+        );
+        assert!(!text.contains('\u{3164}'), "forget {forget}: {text}");
+    }
+}
