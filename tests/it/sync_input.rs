@@ -1773,3 +1773,41 @@ fn sync_names_a_requirement_and_an_author_from_the_folder_as_every_reader_does()
     assert!(!out.contains('\u{3164}'), "{out}");
     Ok(())
 }
+
+/// Regression: the refusal of an import line whose id another item holds named both items in
+/// Rust's debug form (`{:?}`): a Hindi name's virama came out as `\u{94d}` and a Hangul filler
+/// raw (then escaped as a control on the terminal), where every reader quotes the name
+/// ([`review_mcp::text::quoted`]) and shows the marks of its script as they are.
+#[test]
+fn an_import_refusal_names_the_items_as_every_reader_does() -> anyhow::Result<()> {
+    let dir = TempDir::new("import-quoted")?;
+    let db = dir.join("a.db");
+    let other = "Wall \u{915}\u{94d}\u{937}";
+    import(&dir, &db, &[feature("rec_1", SCRIPT_AND_FILLER, None, T1)])?;
+    let mut subject = decision(T1, "hold", &[]);
+    subject["decision"]["subject"] = json!(SCRIPT_AND_FILLER);
+    import(&dir, &db, &[subject])?;
+    for (line, named) in [
+        (feature("rec_1", other, None, T2), "record rec_1"),
+        (
+            {
+                let mut d = decision(T2, "hold", &[]);
+                d["decision"]["subject"] = json!(other);
+                d["decision"]["artifact"]["revision"] = json!(format!("sha256:{}", "1".repeat(64)));
+                d
+            },
+            "decision dec_1",
+        ),
+    ] {
+        let file = dir.join("line.jsonl");
+        std::fs::write(&file, line.to_string() + "\n")?;
+        let err = refused(review_mcp(&db, &["import", &file.to_string_lossy()])?)?;
+        assert!(
+            err.contains(&format!("{named}: the id is already held"))
+                && err.contains(&review_mcp::text::quoted(SCRIPT_AND_FILLER, 200))
+                && err.contains(&review_mcp::text::quoted(other, 200)),
+            "{err}"
+        );
+    }
+    Ok(())
+}
