@@ -193,3 +193,30 @@ fn recall_decisions_of_large_decisions_pages_in_bytes_within_the_line_limit() {
     assert_eq!(served.len(), 1, "{served:?}");
     each_once(&served, &ids);
 }
+
+/// Regression: the refusal of a decision too big for any answer named its subject in Rust's
+/// debug form (`{:?}`): a Hindi subject's virama came out as `\u{94d}` and a Hangul filler (a
+/// character drawn as a blank, `\u{3164}` in every other answer) raw, where every answer
+/// quotes a subject ([`review_mcp::text::quoted`]).
+#[test]
+fn a_decision_too_big_for_any_answer_is_named_as_every_answer_quotes_it() {
+    let mut c = Client::memory(Era::V2025_11_25);
+    let subject = "bore \u{915}\u{94d}\u{937}\u{3164}";
+    let long = "\u{1}".repeat(65_000);
+    let basis: Vec<Value> = (0..40)
+        .map(|i| {
+            json!({"requirement": format!("{i} {long}"), "source": "drawing",
+                   "evidence": long, "state": "satisfied"})
+        })
+        .collect();
+    let text = c.refused(
+        "remember_decision",
+        json!({"artifact": art(REV_A), "subject": subject, "disposition": "hold", "basis": basis}),
+    );
+    let named = format!(
+        "decision {} would take",
+        review_mcp::text::quoted(subject, 200)
+    );
+    assert!(text.contains(&named), "{text}");
+    assert!(!text.contains('\u{3164}'), "{text}");
+}
