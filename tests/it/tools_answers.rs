@@ -140,18 +140,24 @@ fn remember_record_too_big_for_any_answer_refused_and_nothing_written() {
     assert_eq!(all["records"], json!([]));
 }
 
+/// A basis no answer line could hold: 40 items of 65,000 control characters twice, which
+/// grow sixfold when escaped.
+fn too_big_basis() -> Vec<Value> {
+    let long = "\u{1}".repeat(65_000);
+    (0..40)
+        .map(|i| {
+            json!({"requirement": format!("{i} {long}"), "source": "drawing",
+                   "evidence": long, "state": "satisfied"})
+        })
+        .collect()
+}
+
 /// A decision no answer line could hold is refused before its write commits: nothing is
 /// stored, and a smaller one is then saved as usual.
 #[test]
 fn remember_decision_too_big_for_any_answer_refused_and_nothing_written() {
     let mut c = Client::memory(Era::V2025_11_25);
-    let long = "\u{1}".repeat(65_000);
-    let basis: Vec<Value> = (0..40)
-        .map(|i| {
-            json!({"requirement": format!("{i} {long}"), "source": "drawing",
-                   "evidence": long, "state": "satisfied"})
-        })
-        .collect();
+    let basis = too_big_basis();
     let text = c.refused(
         "remember_decision",
         json!({"artifact": art(REV_A), "subject": "huge", "disposition": "hold", "basis": basis}),
@@ -202,13 +208,7 @@ fn recall_decisions_of_large_decisions_pages_in_bytes_within_the_line_limit() {
 fn a_decision_too_big_for_any_answer_is_named_as_every_answer_quotes_it() {
     let mut c = Client::memory(Era::V2025_11_25);
     let subject = "bore \u{915}\u{94d}\u{937}\u{3164}";
-    let long = "\u{1}".repeat(65_000);
-    let basis: Vec<Value> = (0..40)
-        .map(|i| {
-            json!({"requirement": format!("{i} {long}"), "source": "drawing",
-                   "evidence": long, "state": "satisfied"})
-        })
-        .collect();
+    let basis = too_big_basis();
     let text = c.refused(
         "remember_decision",
         json!({"artifact": art(REV_A), "subject": subject, "disposition": "hold", "basis": basis}),
