@@ -598,3 +598,30 @@ fn a_refusal_names_a_stored_subject_as_every_answer_quotes_it() {
         assert!(!text.contains('\u{3164}'), "forget {forget}: {text}");
     }
 }
+
+/// Regression: a history line (the report's trail, the card's) dropped the bidirectional
+/// controls of the values it named, where every other reader shows them as escapes: a
+/// disposition replaced by the same word with a right-to-left override in it read
+/// "disposition hold → hold", a change that showed nothing changed, and a reason with one
+/// read as if it had none.
+#[test]
+fn a_history_line_shows_the_bidirectional_controls_of_what_changed() {
+    let mut c = Client::memory(Era::V2026_07_28);
+    let file = "/work/bracket.step";
+    for disposition in ["hold", "hold\u{202e}"] {
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(1), file), "subject": "bore",
+                   "disposition": disposition,
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied",
+                              "verdict": {"judgement": "accepted", "reason": "fits\u{2067}"}}]}),
+        );
+    }
+    let report = c.read_text(&format!("review://revisions/{}/report", rev(1)));
+    // Markdown escapes the backslash of `\u{202e}`.
+    assert!(
+        report.contains("disposition hold → hold\\\\u{202e}"),
+        "{report}"
+    );
+    assert!(report.contains("\"fits\\\\u{2067}\""), "{report}");
+}
