@@ -625,3 +625,39 @@ fn a_history_line_shows_the_bidirectional_controls_of_what_changed() {
     );
     assert!(report.contains("\"fits\\\\u{2067}\""), "{report}");
 }
+
+/// Regression: the verdict form (the engineer's own channel) dropped the bidirectional
+/// controls of the stored strings it shows, where the terminal, the card and the report show
+/// them as escapes: a subject or requirement "Bore 12H7" with a right-to-left override after
+/// it read as plain "Bore 12H7" in the form the engineer judges, beside a decision or an item
+/// of that very spelling.
+#[test]
+fn the_verdict_form_shows_bidirectional_controls() {
+    let mut c = Client::memory(Era::V2026_07_28);
+    let file = "/work/bracket.step";
+    let hidden = "Bore 12H7\u{202e}";
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), file), "subject": hidden, "disposition": hidden,
+               "summary": hidden,
+               "basis": [{"requirement": hidden, "source": "drawing", "sourceDetail": hidden,
+                          "evidence": hidden, "question": hidden, "state": "unresolved",
+                          "faces": ["face:1"]}]}),
+    );
+    let asked = c.request_declaring(
+        "tools/call",
+        json!({"name": "request_verdicts",
+               "arguments": {"artifact": art_uri(&rev(1), file), "subject": hidden}}),
+        json!({"elicitation": {"form": {}}}),
+    );
+    let params = &asked["result"]["inputRequests"]["verdicts"]["params"];
+    let field = &params["requestedSchema"]["properties"]["item_000_judgement"];
+    let message = params["message"].as_str().unwrap_or_default();
+    let description = field["description"].as_str().unwrap_or_default();
+    let title = field["title"].as_str().unwrap_or_default();
+    // The subject, disposition and summary in the message; the requirement in the title;
+    // the source detail, evidence and question in the description.
+    for (text, times) in [(message, 3), (title, 1), (description, 3)] {
+        assert_eq!(text.matches("12H7\\u{202e}").count(), times, "{asked}");
+    }
+}
