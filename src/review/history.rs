@@ -218,7 +218,7 @@ impl Event {
             .filter(|r| !r.is_empty())
             // Quoted with its quotes escaped: it cannot end early and go on as the line's
             // own time, author and channel.
-            .map(|r| format!(": {}", crate::text::quoted(&crate::text::one_line(r), 80)))
+            .map(|r| format!(": {}", crate::text::quoted(r, 80)))
             .unwrap_or_default();
         format!(
             "{what}{reason}, {when}, {who}{meaning} ({})",
@@ -323,22 +323,23 @@ fn change_words(c: &Change) -> String {
 /// time, author and channel of the line it is in.
 fn value(s: &str, n: usize) -> String {
     if s.contains([',', ';', '"', '→']) {
-        crate::text::quoted(&crate::text::one_line(s), n)
+        crate::text::quoted(s, n)
     } else {
         short(s, n)
     }
 }
 
-/// At most `n` characters, an ellipsis marking a cut; as one line ([`crate::text::one_line`]:
-/// control characters as spaces, bidirectional controls dropped).
+/// At most `n` characters, an ellipsis marking a cut; on one line, every control,
+/// bidirectional and invisible character shown as an escape ([`crate::text::escape_controls`]:
+/// a line break as `\u{a}`, a right-to-left override as `\u{202e}`), as every reader shows
+/// them: dropped, a value changed only by one read as unchanged (`hold → hold`).
 fn short(s: &str, n: usize) -> String {
-    let clean = crate::text::one_line(s);
-    if clean.chars().count() <= n {
-        clean
+    let cut = if s.chars().count() <= n {
+        s.to_string()
     } else {
-        let cut: String = clean.chars().take(n.saturating_sub(1)).collect();
-        format!("{cut}…")
-    }
+        format!("{}…", crate::text::first_chars(s, n.saturating_sub(1)))
+    };
+    crate::text::escape_controls(&cut).into_owned()
 }
 
 /// "2026-12-01T14:02:03.456Z" → "2026-12-01 14:02".

@@ -86,6 +86,12 @@ fn holder(row: &rusqlite::Row<'_>) -> rusqlite::Result<Holder> {
 }
 
 /// Decides one line against the holder of its key, as read in the write transaction.
+/// A feature's name or a decision's subject in a refusal: [`crate::text::quoted`], as every
+/// reader names one (the marks of its script as they are, a character drawn as nothing shown).
+fn named(s: &str) -> String {
+    crate::text::quoted(s, 200)
+}
+
 fn judge(holder: Option<&Holder>, updated_at: &str) -> Outcome {
     match holder {
         None => Outcome::Added,
@@ -353,11 +359,11 @@ fn import_record(
         && holder.as_ref().map(|h| h.rid) != Some(rid)
     {
         let held = match name {
-            Some(name) => format!("{kind} {name:?} at {locator}"),
+            Some(name) => format!("{kind} {} at {locator}", named(&name)),
             None => format!("{kind} at {locator}"),
         };
         let wanted = match &r.name {
-            Some(name) => format!("feature {name:?} at {}", r.artifact.locator()),
+            Some(name) => format!("feature {} at {}", named(name), r.artifact.locator()),
             None => format!("note at {}", r.artifact.locator()),
         };
         return Err(StoreError::Invalid(format!(
@@ -577,11 +583,12 @@ fn import_decision(
         && holder.as_ref().map(|h| h.rid) != Some(rid)
     {
         return Err(StoreError::Invalid(format!(
-            "decision {}: the id is already held by another decision ({subject:?} at {locator}, \
-             {revision}), not by the line's key ({:?} at {}, {}); an id names one decision, so \
+            "decision {}: the id is already held by another decision ({} at {locator}, \
+             {revision}), not by the line's key ({} at {}, {}); an id names one decision, so \
              give the line a new id",
             d.id,
-            d.subject,
+            named(&subject),
+            named(&d.subject),
             a.locator(),
             a.revision
         )));

@@ -83,8 +83,11 @@ pub(super) fn renormalise_locators(tx: &Transaction<'_>) -> Result<Renormalised,
             let Some((_, id, _, note, _, _)) = by_seq.get(&seq) else {
                 continue;
             };
+            // The name as it is spelled, as a JSON string (its quotes and controls escaped):
+            // the note is all that keeps it, and recall finds it by its words.
+            let shown = serde_json::Value::String(name.clone()).to_string();
             let told = format!(
-                "Formerly the feature {name:?}, kept as a note when a newer feature of that name at {uri} took its place (schema upgrade {RENORMALISED_AT})."
+                "Formerly the feature {shown}, kept as a note when a newer feature of that name at {uri} took its place (schema upgrade {RENORMALISED_AT})."
             );
             let text = match note {
                 Some(n) if n.chars().count() + told.chars().count() < 65_536 => {
@@ -242,15 +245,13 @@ mod tests {
         const NORMAL: &str = "file:///work/bracket.step";
         let mut store = Store::open_in_memory().unwrap();
         // Stored as earlier versions could store them: spellings the url crate kept.
+        // A name in Hindi (a virama and a vowel sign): the note names it as it is spelled.
+        const BORE: &str = "bore \u{92a}\u{94d}\u{930}\u{93f}";
         let (older, _) = store
-            .remember(&feature(
-                "file:///work/%62racket.step",
-                "bore",
-                "older note",
-            ))
+            .remember(&feature("file:///work/%62racket.step", BORE, "older note"))
             .unwrap();
         let (newer, _) = store
-            .remember(&feature(NORMAL, "bore", "newer note"))
+            .remember(&feature(NORMAL, BORE, "newer note"))
             .unwrap();
         let (slot, _) = store
             .remember(&feature("file:///work/%62racket.step#face-3", "slot", "s"))
@@ -279,7 +280,8 @@ mod tests {
         assert_eq!(kept.artifact.uri.as_deref(), Some(NORMAL));
         let note = kept.note.unwrap();
         assert!(
-            note.starts_with("Formerly the feature \"bore\"") && note.ends_with("\nolder note"),
+            note.starts_with(&format!("Formerly the feature \"{BORE}\""))
+                && note.ends_with("\nolder note"),
             "{note}"
         );
         let slot = store.get_record(&slot.id).unwrap().unwrap();

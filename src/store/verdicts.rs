@@ -203,21 +203,21 @@ impl Store {
 pub fn superseded_message(d: &Decision, by: &str, forgotten: bool) -> String {
     if forgotten {
         return format!(
-            "decision {:?} at revision {} was carried to revision {by} (carry_forward), and \
+            "decision {} at revision {} was carried to revision {by} (carry_forward), and \
              what was carried there was forgotten since: no revision holds its review any \
              more, and no verdict is given on a decision carried on. State it again at the \
              part's current revision with remember_decision, then ask there; nothing was \
              written",
-            crate::text::prefix_chars(&d.subject, 80),
+            crate::text::quoted(&d.subject, 80),
             d.artifact.revision
         );
     }
     format!(
-        "decision {:?} at revision {} was carried to revision {by} (carry_forward): its review \
+        "decision {} at revision {} was carried to revision {by} (carry_forward): its review \
          goes on there, where its items say what was judged at this revision. Give the verdict \
          on that revision's decision (show_review or request_verdicts with artifact.revision {by}); \
          nothing was written",
-        crate::text::prefix_chars(&d.subject, 80),
+        crate::text::quoted(&d.subject, 80),
         d.artifact.revision
     )
 }

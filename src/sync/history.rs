@@ -227,10 +227,16 @@ pub(crate) fn verdict_claimed(e: &Event) -> String {
     let author = e
         .author
         .as_deref()
-        .map_or(", no author named,".to_string(), |a| format!(" by {a}"));
+        .map_or(", no author named,".to_string(), |a| {
+            format!(
+                " by {}",
+                crate::text::who(a, crate::review::decision::AUTHOR_SHOWN)
+            )
+        });
     format!(
-        "decision {} {requirement:?}: {judgement} via {}{author} at {}{}",
+        "decision {} {}: {judgement} via {}{author} at {}{}",
         e.of,
+        super::merge::shown(requirement),
         e.channel.as_str(),
         e.at,
         super::merge::as_approval(e.meaning)

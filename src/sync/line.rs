@@ -682,7 +682,7 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
         item.faces.retain(|f| seen.insert(f.clone()));
     }
     wire::check_item_fits(
-        &format!("decision {:?}", d.subject),
+        &format!("decision {}", crate::text::quoted(&d.subject, 200)),
         wire::answer_bytes(&d.wire(Some(&d.artifact.revision))),
     )
 }
@@ -846,6 +846,17 @@ mod tests {
         d.summary = Some(ids.concat());
         let e = check_decision(&mut d).unwrap_err();
         assert!(e.contains("fit in one answer line"), "{e}");
+        // Regression: the decision was named in Rust's debug form (`{:?}`), a Hindi subject's
+        // virama as `\u{94d}` and a Hangul filler raw; now as every reader quotes it.
+        d.subject = "bore \u{915}\u{94d}\u{937}\u{3164}".into();
+        let e = check_decision(&mut d).unwrap_err();
+        assert!(
+            e.starts_with(&format!(
+                "decision {} would take",
+                crate::text::quoted(&d.subject, 200)
+            )),
+            "{e}"
+        );
     }
 
     /// Decision `dec_1` on "bore", accepted at [`T2`], with this basis.

@@ -213,8 +213,8 @@ pub fn one_sided(before: Option<&Item>, changed: Side<'_>) -> Resolved {
         .iter()
         .map(|k| {
             format!(
-                "the engineer's verdict on {:?} ({}) kept against the {} version's {}",
-                k.requirement,
+                "the engineer's verdict on {} ({}) kept against the {} version's {}",
+                shown(&k.requirement),
                 describe(&k.verdict),
                 changed.name,
                 match &k.offered {
@@ -237,6 +237,14 @@ pub fn one_sided(before: Option<&Item>, changed: Side<'_>) -> Resolved {
 
 /// A verdict as the report names it: `rejected via app by Ada at 2026-…`, and `, as an
 /// approval` when it says it attests one (a claim the reviewer of an unsigned folder checks).
+/// A requirement named in a line: [`crate::text::quoted`], as every reader names one.
+pub(super) fn shown(requirement: &str) -> String {
+    crate::text::quoted(requirement, REQUIREMENT_SHOWN)
+}
+
+/// How many characters of a requirement a line names.
+const REQUIREMENT_SHOWN: usize = 200;
+
 fn describe(v: &Verdict) -> String {
     format!(
         "{} via {}{} at {}{}",
@@ -292,7 +300,12 @@ pub fn arrived_verdicts(known: &[&Item], after: &Item) -> Vec<Arrived> {
                 Item::Record(_) => false,
             });
             (!held).then(|| Arrived {
-                line: format!("decision {} {:?}: {}", d.id, item.requirement, describe(v)),
+                line: format!(
+                    "decision {} {}: {}",
+                    d.id,
+                    shown(&item.requirement),
+                    describe(v)
+                ),
                 said: (
                     d.id.clone(),
                     item.requirement.clone(),
@@ -562,8 +575,8 @@ fn carry_verdicts(
         // version held it (the engineer's own verdict is never dropped without a word).
         let replaced = |kept: &Verdict, gone: &Verdict, gone_version: &str| {
             format!(
-                "the {gone_version} version's engineer verdict on {:?} ({}) replaced by {} ({})",
-                item.requirement,
+                "the {gone_version} version's engineer verdict on {} ({}) replaced by {} ({})",
+                shown(&item.requirement),
                 describe(gone),
                 describe(kept),
                 match kept.at == gone.at {
@@ -576,8 +589,8 @@ fn carry_verdicts(
             notes.push(match rival {
                 Some(mine) => replaced(theirs, mine, winner_name),
                 None => format!(
-                    "the engineer's verdict on {:?} kept from the {loser_name} version",
-                    item.requirement
+                    "the engineer's verdict on {} kept from the {loser_name} version",
+                    shown(&item.requirement)
                 ),
             });
             item.verdict = Some(theirs.clone());
@@ -601,14 +614,14 @@ fn carry_verdicts(
         });
         if known {
             notes.push(format!(
-                "the engineer's verdict on {:?} went with its item, which the later version removed",
-                item.requirement
+                "the engineer's verdict on {} went with its item, which the later version removed",
+                shown(&item.requirement)
             ));
         } else {
             out.basis.push(item.clone());
             notes.push(format!(
-                "the {loser_name} version's item {:?} kept for its engineer verdict",
-                item.requirement
+                "the {loser_name} version's item {} kept for its engineer verdict",
+                shown(&item.requirement)
             ));
         }
     }
@@ -617,8 +630,8 @@ fn carry_verdicts(
     if let Some(base) = base {
         for k in keep_engineer_verdicts(&base.basis, &mut out.basis) {
             notes.push(format!(
-                "the engineer's verdict on {:?} ({}) kept from the base: both versions replaced it",
-                k.requirement,
+                "the engineer's verdict on {} ({}) kept from the base: both versions replaced it",
+                shown(&k.requirement),
                 describe(&k.verdict)
             ));
         }

@@ -164,7 +164,9 @@ pub fn run(store: &mut Store, args: Args, caller: Caller) -> Result<ToolOutput, 
                 },
                 summary,
             )?
-            .refuse_if_too_big(|| format!("decision {:?}", decision.subject))?
+            .refuse_if_too_big(|| {
+                format!("decision {}", crate::text::quoted(&decision.subject, 200))
+            })?
             .fit_member("decision", crate::resources::DECISIONS)
         },
     )

@@ -357,10 +357,10 @@ fn carried_on_refusal(
         ask
     };
     Ok(ToolError::Invalid(format!(
-        "decision {:?} at {} was carried to {} (carry_forward){on}: no verdict is given \
+        "decision {} at {} was carried to {} (carry_forward){on}: no verdict is given \
          here any more, and its items there say what was judged here. Its review stands at \
          revision {}{ask}; nothing was written",
-        crate::text::prefix_chars(&decision.subject, 80),
+        quoted(&decision.subject, 80),
         short_rev(&decision.artifact.revision),
         short_rev(by),
         short_rev(&now),
@@ -532,15 +532,15 @@ fn form(
     // A carried decision's says how many items are to re-verify, at its end: shown whole.
     let n = if d.carried.is_some() { 100 } else { 40 };
     let disposition = if needs_quotes(&d.disposition) {
-        quoted(&one_line(&d.disposition), n)
+        quoted(&folded(&d.disposition), n)
     } else {
         shown(&d.disposition, n)
     };
     let mut message = format!(
         "{FIRST_LINE}\nDecision {} ({disposition}) on {} at {}: accept or reject each item; a reason is optional.",
-        quoted(&one_line(&d.subject), 120),
+        quoted(&folded(&d.subject), 120),
         match d.artifact.uri.as_deref() {
-            Some(uri) if uri_needs_quotes(uri) => quoted(&one_line(uri), 120),
+            Some(uri) if uri_needs_quotes(uri) => quoted(&folded(uri), 120),
             uri => shown(uri.unwrap_or("the part"), 120),
         },
         short_rev(&d.artifact.revision)
@@ -554,8 +554,8 @@ fn form(
     // The decision's summary, what the engineer judges the items against ("Bore engagement
     // 5.0 mm is short"), as the terminal and the card show it: the model's words, labelled
     // and quoted on a line of their own, cut as the item's fields are, saying how much.
-    // The count is of the line shown (its bidirectional controls dropped), not the stored.
-    if let Some(summary) = d.summary.as_deref().map(one_line) {
+    // The count is of the line shown (its line breaks folded), not the stored.
+    if let Some(summary) = d.summary.as_deref().map(folded) {
         message.push_str(&format!(
             "\nSummary: {}{}",
             quoted(&summary, field),
@@ -604,7 +604,7 @@ fn form(
             let faces: Vec<&str> = b.faces.iter().take(10).map(String::as_str).collect();
             let faces = faces.join(", ");
             let faces = match holds_a_semicolon(&faces) {
-                true => quoted(&one_line(&faces), field),
+                true => quoted(&folded(&faces), field),
                 false => shown(&faces, field),
             };
             about.push_str(&format!("; faces: {faces}"));
@@ -673,19 +673,33 @@ fn when(at: &str) -> String {
     }
 }
 
+/// A stored string on one line of the form: its line breaks and tabs as spaces (a host shows a
+/// description as prose), every other character kept, for [`shown`] and [`quoted`] to show a
+/// control, bidirectional or invisible one as its escape. Not [`one_line`], which drops the
+/// bidirectional controls: a requirement "Bore 12H7" with a right-to-left override then read as
+/// plain "Bore 12H7" in the form the engineer judges, where every other reader shows it.
+fn folded(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '\n' | '\r' | '\t' | '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}' => ' ',
+            c => c,
+        })
+        .collect()
+}
+
 /// A stored string as the form shows it: one line, at most `n` characters, its invisible
 /// characters (a zero width space, tag characters spelling words) written as escapes
 /// (`\u{200b}`), as the card, the terminal, the report and the Form 3 show them: the engineer
 /// judges all the item says.
 fn shown(s: &str, n: usize) -> String {
-    crate::text::escape_controls(&prefix_chars(&one_line(s), n)).into_owned()
+    crate::text::escape_controls(&prefix_chars(&folded(s), n)).into_owned()
 }
 
 /// [`shown`], followed, when it cuts, by how many characters it leaves out
 /// (`… [25 more characters]`): a cut field of the item judged never reads as the whole.
 fn counted(s: &str, n: usize) -> String {
-    // Counted in the line shown (its bidirectional controls dropped), not the stored string.
-    shown(s, n) + &crate::text::more_characters(&one_line(s), n)
+    // Counted in the line shown (its line breaks folded), not the stored string.
+    shown(s, n) + &crate::text::more_characters(&folded(s), n)
 }
 
 /// A stored field of the item as its segment of the description shows it: [`counted`], and
@@ -694,7 +708,7 @@ fn counted(s: &str, n: usize) -> String {
 /// accepted by the engineer …` on an item no one judged).
 fn segment(s: &str, n: usize) -> String {
     if holds_a_semicolon(s) {
-        let line = one_line(s);
+        let line = folded(s);
         quoted(&line, n) + &crate::text::more_characters(&line, n)
     } else {
         counted(s, n)

@@ -146,7 +146,7 @@ fn the_verdict_form_shows_the_decisions_summary_quoted_and_bounded() {
                 "forged" => {
                     assert!(
                         lines.contains(
-                            &"Summary: \"short\\\" Decision \\\"other\\\" (accept) [2K\""
+                            &"Summary: \"short\\\" Decision \\\"other\\\" (accept)\\u{1b}[2K\\u{202e}\""
                         ),
                         "{era:?}: {message}"
                     );
@@ -174,7 +174,8 @@ fn the_verdict_form_shows_the_decisions_summary_quoted_and_bounded() {
 /// Regression (found by adv5): the form's summary line counted what its cut left out in the
 /// stored summary, but cut the summary with its bidirectional controls dropped: a summary of
 /// 300 letters and 10 right-to-left overrides was shown whole, with no `…`, and said
-/// "[10 more characters]" (a long one said 10 too many). The count is of what is shown.
+/// "[10 more characters]" (a long one said 10 too many). The count is of what is cut. (The
+/// overrides are now shown as escapes, each one character of the 300 the line shows.)
 #[test]
 fn the_verdict_forms_summary_counts_what_its_cut_leaves_out_of_what_it_shows() {
     for era in [Era::V2025_11_25, Era::V2026_07_28] {
@@ -182,11 +183,19 @@ fn the_verdict_forms_summary_counts_what_its_cut_leaves_out_of_what_it_shows() {
         let whole = format!("{}{}", "a".repeat(300), "\u{202e}".repeat(10));
         let long = format!("{}{}", "\u{202e}".repeat(10), "b".repeat(310));
         for (subject, summary, said) in [
-            ("whole", &whole, format!("Summary: \"{}\"", "a".repeat(300))),
+            (
+                "whole",
+                &whole,
+                format!("Summary: \"{}…\" [10 more characters]", "a".repeat(300)),
+            ),
             (
                 "long",
                 &long,
-                format!("Summary: \"{}…\" [10 more characters]", "b".repeat(300)),
+                format!(
+                    "Summary: \"{}{}…\" [20 more characters]",
+                    "\\u{202e}".repeat(10),
+                    "b".repeat(290)
+                ),
             ),
         ] {
             c.ok(
@@ -200,7 +209,8 @@ fn the_verdict_forms_summary_counts_what_its_cut_leaves_out_of_what_it_shows() {
                 "{era:?}: {said} not in {message}"
             );
         }
-        // An item's evidence and question (quoted: it holds a semicolon) shown whole.
+        // An item's evidence and question (quoted: it holds a semicolon), cut where their
+        // overrides begin, each saying so.
         let evidence = format!("{}{}", "c".repeat(300), "\u{202e}".repeat(10));
         let question = format!("d;{}{}", "d".repeat(298), "\u{202e}".repeat(10));
         c.ok(
@@ -211,9 +221,13 @@ fn the_verdict_forms_summary_counts_what_its_cut_leaves_out_of_what_it_shows() {
         );
         let form = form_params(&mut c, era, "item").to_string();
         assert!(
-            form.contains(&format!("evidence: {};", "c".repeat(300)))
-                && form.contains(&format!("question: \\\"d;{}\\\"", "d".repeat(298)))
-                && !form.contains("more character"),
+            form.contains(&format!(
+                "evidence: {}… [10 more characters];",
+                "c".repeat(300)
+            )) && form.contains(&format!(
+                "question: \\\"d;{}…\\\" [10 more characters]",
+                "d".repeat(298)
+            )),
             "{era:?}: {form}"
         );
     }

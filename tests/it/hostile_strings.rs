@@ -554,3 +554,110 @@ fn characters_drawn_as_nothing_are_shown_in_every_reader() {
         assert!(text.contains("\\u"), "{reader}: {text}");
     }
 }
+
+/// A subject in a name's own script (a Hindi word: letters with a virama and a vowel sign)
+/// with a Hangul filler, a character drawn as a blank, at its end.
+const SCRIPT_AND_FILLER: &str = "bore \u{92a}\u{94d}\u{930}\u{93f}\u{92f}\u{93e}\u{3164}";
+
+/// Regression: the refusal of `request_verdicts` on a decision carried on (and the one on a
+/// decision whose carried copy was forgotten) named the subject in Rust's debug form
+/// (`{:?}`), not [`review_mcp::text::quoted`] as every other answer: a Hindi subject's
+/// virama came out as `\u{94d}` (the word broken apart, and the model, told to ask with that
+/// subject, reads another spelling), while the Hangul filler, a character drawn as a blank
+/// that every reader shows as `\u{3164}`, came out raw.
+#[test]
+fn a_refusal_names_a_stored_subject_as_every_answer_quotes_it() {
+    for forget in [false, true] {
+        let mut c = Client::memory(Era::V2026_07_28);
+        let file = "/work/bracket.step";
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(1), file), "subject": SCRIPT_AND_FILLER,
+                   "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&rev(1), file), "to": art_uri(&rev(2), file), "map": []}),
+        );
+        if forget {
+            c.ok(
+                "forget",
+                json!({"artifact": art_uri(&rev(2), file), "subject": SCRIPT_AND_FILLER}),
+            );
+        }
+        let text = c.refused(
+            "request_verdicts",
+            json!({"artifact": art_uri(&rev(1), file), "subject": SCRIPT_AND_FILLER}),
+        );
+        let shown = review_mcp::text::quoted(SCRIPT_AND_FILLER, 80);
+        assert!(
+            text.contains(&format!("decision {shown} at ")),
+            "forget {forget}: {text}"
+        );
+        assert!(!text.contains('\u{3164}'), "forget {forget}: {text}");
+    }
+}
+
+/// Regression: a history line (the report's trail, the card's) dropped the bidirectional
+/// controls of the values it named, where every other reader shows them as escapes: a
+/// disposition replaced by the same word with a right-to-left override in it read
+/// "disposition hold → hold", a change that showed nothing changed, and a reason with one
+/// read as if it had none.
+#[test]
+fn a_history_line_shows_the_bidirectional_controls_of_what_changed() {
+    let mut c = Client::memory(Era::V2026_07_28);
+    let file = "/work/bracket.step";
+    for disposition in ["hold", "hold\u{202e}"] {
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(1), file), "subject": "bore",
+                   "disposition": disposition,
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied",
+                              "verdict": {"judgement": "accepted", "reason": "fits\u{2067}"}}]}),
+        );
+    }
+    let report = c.read_text(&format!("review://revisions/{}/report", rev(1)));
+    // Markdown escapes the backslash of `\u{202e}`.
+    assert!(
+        report.contains("disposition hold → hold\\\\u{202e}"),
+        "{report}"
+    );
+    assert!(report.contains("\"fits\\\\u{2067}\""), "{report}");
+}
+
+/// Regression: the verdict form (the engineer's own channel) dropped the bidirectional
+/// controls of the stored strings it shows, where the terminal, the card and the report show
+/// them as escapes: a subject or requirement "Bore 12H7" with a right-to-left override after
+/// it read as plain "Bore 12H7" in the form the engineer judges, beside a decision or an item
+/// of that very spelling.
+#[test]
+fn the_verdict_form_shows_bidirectional_controls() {
+    let mut c = Client::memory(Era::V2026_07_28);
+    let file = "/work/bracket.step";
+    let hidden = "Bore 12H7\u{202e}";
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), file), "subject": hidden, "disposition": hidden,
+               "summary": hidden,
+               "basis": [{"requirement": hidden, "source": "drawing", "sourceDetail": hidden,
+                          "evidence": hidden, "question": hidden, "state": "unresolved",
+                          "faces": ["face:1"]}]}),
+    );
+    let asked = c.request_declaring(
+        "tools/call",
+        json!({"name": "request_verdicts",
+               "arguments": {"artifact": art_uri(&rev(1), file), "subject": hidden}}),
+        json!({"elicitation": {"form": {}}}),
+    );
+    let params = &asked["result"]["inputRequests"]["verdicts"]["params"];
+    let field = &params["requestedSchema"]["properties"]["item_000_judgement"];
+    let message = params["message"].as_str().unwrap_or_default();
+    let description = field["description"].as_str().unwrap_or_default();
+    let title = field["title"].as_str().unwrap_or_default();
+    // The subject, disposition and summary in the message; the requirement in the title;
+    // the source detail, evidence and question in the description.
+    for (text, times) in [(message, 3), (title, 1), (description, 3)] {
+        assert_eq!(text.matches("12H7\\u{202e}").count(), times, "{asked}");
+    }
+}

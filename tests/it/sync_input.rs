@@ -877,6 +877,38 @@ fn sync_and_merge_file_escape_control_characters_from_the_folder() -> anyhow::Re
     Ok(())
 }
 
+/// The first event of `folder`'s history (in the order the directory lists them).
+fn first_event(folder: &Path) -> anyhow::Result<review_mcp::review::history::Event> {
+    let first = std::fs::read_dir(folder.join("history"))?
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("no event file"))??
+        .path();
+    let mut v: Value = serde_json::from_slice(&std::fs::read(first)?)?;
+    Ok(serde_json::from_value(v["event"].take())?)
+}
+
+/// Turns the first event of `folder`'s history into an engineer's verdict given through
+/// `channel` by `author` at `at` (what `edit` makes of it besides), sealed as a teammate's
+/// server would, and writes it as a new event file; its path in the folder.
+fn claim_in_history(
+    folder: &Path,
+    channel: &str,
+    author: &str,
+    at: &str,
+    edit: impl FnOnce(&mut review_mcp::review::history::Event) -> anyhow::Result<()>,
+) -> anyhow::Result<String> {
+    let mut e = first_event(folder)?;
+    e.kind = serde_json::from_value(json!("verdict_given"))?;
+    e.channel = serde_json::from_value(json!(channel))?;
+    e.author = Some(author.into());
+    e.at = at.into();
+    edit(&mut e)?;
+    let e = e.sealed();
+    let file = format!("history/{}.json", e.id);
+    std::fs::write(folder.join(&file), review_mcp::sync::line::event_text(&e))?;
+    Ok(file)
+}
+
 /// Regression: an event of the folder's history that says an engineer gave a verdict (any
 /// author, any channel: its seal is a digest anyone can compute) was added to the history
 /// without a word, and the decision's trail then showed that approval as the engineer's. Each
@@ -884,32 +916,21 @@ fn sync_and_merge_file_escape_control_characters_from_the_folder() -> anyhow::Re
 /// who it says gave what, by the dry run and the sync alike, and only once.
 #[test]
 fn sync_lists_every_engineer_verdict_event_the_folder_brings() -> anyhow::Result<()> {
-    use review_mcp::review::history::Event;
     let dir = TempDir::new("sync-verdict-events")?;
     let db = dir.join("a.db");
     import(&dir, &db, &[decision(T1, "hold", &[("Bore 10 H7", None)])])?;
     let folder = dir.join("review");
     ok(sync(&db, &folder)?)?;
     // An event the folder holds, turned into the claim of an approval given in the card.
-    let first = std::fs::read_dir(folder.join("history"))?
-        .next()
-        .ok_or_else(|| anyhow::anyhow!("no event file"))??
-        .path();
-    let mut v: Value = serde_json::from_slice(&std::fs::read(first)?)?;
-    let mut e: Event = serde_json::from_value(v["event"].take())?;
-    e.kind = serde_json::from_value(json!("verdict_given"))?;
-    e.channel = serde_json::from_value(json!("app"))?;
-    e.author = Some("Ada \u{1b}[2JLovelace".into());
-    e.meaning = Some(serde_json::from_value(json!("approval"))?);
-    e.at = T2.into();
-    e.changes = serde_json::from_value(json!([
-        {"field": "verdict", "index": 0, "requirement": "Bore 10 H7", "to": "accepted"}
-    ]))?;
-    let e = e.sealed();
-    let file = format!("history/{}.json", e.id);
-    std::fs::write(folder.join(&file), review_mcp::sync::line::event_text(&e))?;
+    let file = claim_in_history(&folder, "app", "Ada \u{1b}[2JLovelace", T2, |e| {
+        e.meaning = Some(serde_json::from_value(json!("approval"))?);
+        e.changes = serde_json::from_value(json!([
+            {"field": "verdict", "index": 0, "requirement": "Bore 10 H7", "to": "accepted"}
+        ]))?;
+        Ok(())
+    })?;
     let said = format!(
-        "{file}: decision dec_1 \"Bore 10 H7\": accepted via app by Ada \\u{{1b}}[2JLovelace \
+        "{file}: decision dec_1 \"Bore 10 H7\": accepted via app by \"Ada \\u{{1b}}[2JLovelace\" \
          at {T2}, as an approval"
     );
     let dry = ok(review_mcp(
@@ -1222,18 +1243,12 @@ fn sync_refuses_a_gitignore_in_its_subfolders() -> anyhow::Result<()> {
 /// sync now names it the same way, with the file to `git log`; a dry run says it too.
 #[test]
 fn sync_names_a_history_event_dated_ahead_of_the_clock() -> anyhow::Result<()> {
-    use review_mcp::review::history::Event;
     let dir = TempDir::new("sync-event-ahead")?;
     let db = dir.join("a.db");
     import(&dir, &db, &[decision(T1, "hold", &[("Bore 10 H7", None)])])?;
     let folder = dir.join("review");
     ok(sync(&db, &folder)?)?;
-    let first = std::fs::read_dir(folder.join("history"))?
-        .next()
-        .ok_or_else(|| anyhow::anyhow!("no event file"))??
-        .path();
-    let mut v: Value = serde_json::from_slice(&std::fs::read(first)?)?;
-    let mut e: Event = serde_json::from_value(v["event"].take())?;
+    let mut e = first_event(&folder)?;
     e.kind = serde_json::from_value(json!("forgotten"))?;
     e.after = None;
     e.changes = Vec::new();
@@ -1686,6 +1701,117 @@ fn sync_lists_a_verdict_taken_from_the_folder_once_not_again_as_its_event() -> a
                 && out.contains("taken from the folder: 1 engineer verdict (")
                 && !out.contains("engineer verdict event"),
             "{out}"
+        );
+    }
+    Ok(())
+}
+
+/// A requirement in a name's own script (a Hindi word: letters with a virama and a vowel
+/// sign) with a Hangul filler, a character drawn as a blank, at its end.
+const SCRIPT_AND_FILLER: &str = "Bore \u{92a}\u{94d}\u{930}\u{93f}\u{92f}\u{93e}\u{3164}";
+
+/// An author whose words could go on as the line's own: another claim after a `;`.
+const CLAIMING_AUTHOR: &str =
+    "Eve at 2026-01-01T00:00:00.000Z; decision dec_9 \"Wall\": accepted via terminal by Ada";
+
+/// Regression: sync's lines naming an engineer verdict the folder brings (in an item, or in
+/// the history: `engineer verdict event from the folder's history`) and the notes of a merge
+/// named the requirement in Rust's debug form (`{:?}`), not [`review_mcp::text::quoted`] as
+/// every other reader: a Hindi requirement's virama came out as `\u{94d}` and a Hangul filler
+/// (drawn as a blank, `\u{3164}` everywhere else) raw; and the history's line gave the
+/// event's author bare, so an author holding `; decision dec_9 …: accepted via terminal by
+/// Ada` read as a second claim on that line, where every other line quotes such a name
+/// ([`review_mcp::text::who`]).
+#[test]
+fn sync_names_a_requirement_and_an_author_from_the_folder_as_every_reader_does()
+-> anyhow::Result<()> {
+    let dir = TempDir::new("sync-quoted")?;
+    let a = dir.join("a.db");
+    let folder = dir.join("review");
+    let requirement = review_mcp::text::quoted(SCRIPT_AND_FILLER, 200);
+    // The folder's item brings the verdict: the line of the item.
+    import(
+        &dir,
+        &a,
+        &[decision(T1, "hold", &[(SCRIPT_AND_FILLER, None)])],
+    )?;
+    ok(sync(&a, &folder)?)?;
+    let judged = decision(
+        T2,
+        "hold",
+        &[(
+            SCRIPT_AND_FILLER,
+            Some(verdict("accepted", "elicitation", T2, Some("Mallory"))),
+        )],
+    );
+    std::fs::write(folder.join("decisions/dec_1.json"), pretty(&judged)?)?;
+    let out = ok(sync(&a, &folder)?)?;
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("engineer verdict from the folder: ")
+                && l.contains(&format!("decision dec_1 {requirement}: accepted"))),
+        "{out}"
+    );
+    assert!(!out.contains('\u{3164}'), "{out}");
+    // The folder's history brings it: an event of an engineer's verdict, as a teammate's
+    // terminal writes it, that the database has not seen.
+    claim_in_history(&folder, "terminal", CLAIMING_AUTHOR, T3, |e| {
+        e.changes = serde_json::from_value(json!([
+            {"field": "verdict", "index": 0, "requirement": SCRIPT_AND_FILLER, "to": "rejected"}
+        ]))?;
+        Ok(())
+    })?;
+    let out = ok(sync(&a, &folder)?)?;
+    let author = review_mcp::text::who(CLAIMING_AUTHOR, 200);
+    assert!(
+        out.lines().any(
+            |l| l.starts_with("engineer verdict event from the folder's history: ")
+                && l.contains(&format!(
+                    "{requirement}: rejected via terminal by {author} at "
+                ))
+        ),
+        "{out}"
+    );
+    assert!(!out.contains('\u{3164}'), "{out}");
+    Ok(())
+}
+
+/// Regression: the refusal of an import line whose id another item holds named both items in
+/// Rust's debug form (`{:?}`): a Hindi name's virama came out as `\u{94d}` and a Hangul filler
+/// raw (then escaped as a control on the terminal), where every reader quotes the name
+/// ([`review_mcp::text::quoted`]) and shows the marks of its script as they are.
+#[test]
+fn an_import_refusal_names_the_items_as_every_reader_does() -> anyhow::Result<()> {
+    let other = "Wall \u{915}\u{94d}\u{937}";
+    let mut held = decision(T1, "hold", &[]);
+    held["decision"]["subject"] = json!(SCRIPT_AND_FILLER);
+    let dir = TempDir::new("import-quoted")?;
+    let db = dir.join("a.db");
+    import(
+        &dir,
+        &db,
+        &[feature("rec_1", SCRIPT_AND_FILLER, None, T1), held],
+    )?;
+    for (line, named) in [
+        (feature("rec_1", other, None, T2), "record rec_1"),
+        (
+            {
+                let mut d = decision(T2, "hold", &[]);
+                d["decision"]["subject"] = json!(other);
+                d["decision"]["artifact"]["revision"] = json!(format!("sha256:{}", "1".repeat(64)));
+                d
+            },
+            "decision dec_1",
+        ),
+    ] {
+        let file = dir.join("line.jsonl");
+        std::fs::write(&file, line.to_string() + "\n")?;
+        let err = refused(review_mcp(&db, &["import", &file.to_string_lossy()])?)?;
+        assert!(
+            err.contains(&format!("{named}: the id is already held"))
+                && err.contains(&review_mcp::text::quoted(SCRIPT_AND_FILLER, 200))
+                && err.contains(&review_mcp::text::quoted(other, 200)),
+            "{err}"
         );
     }
     Ok(())

@@ -140,18 +140,24 @@ fn remember_record_too_big_for_any_answer_refused_and_nothing_written() {
     assert_eq!(all["records"], json!([]));
 }
 
+/// A basis no answer line could hold: 40 items of 65,000 control characters twice, which
+/// grow sixfold when escaped.
+fn too_big_basis() -> Vec<Value> {
+    let long = "\u{1}".repeat(65_000);
+    (0..40)
+        .map(|i| {
+            json!({"requirement": format!("{i} {long}"), "source": "drawing",
+                   "evidence": long, "state": "satisfied"})
+        })
+        .collect()
+}
+
 /// A decision no answer line could hold is refused before its write commits: nothing is
 /// stored, and a smaller one is then saved as usual.
 #[test]
 fn remember_decision_too_big_for_any_answer_refused_and_nothing_written() {
     let mut c = Client::memory(Era::V2025_11_25);
-    let long = "\u{1}".repeat(65_000);
-    let basis: Vec<Value> = (0..40)
-        .map(|i| {
-            json!({"requirement": format!("{i} {long}"), "source": "drawing",
-                   "evidence": long, "state": "satisfied"})
-        })
-        .collect();
+    let basis = too_big_basis();
     let text = c.refused(
         "remember_decision",
         json!({"artifact": art(REV_A), "subject": "huge", "disposition": "hold", "basis": basis}),
@@ -192,4 +198,25 @@ fn recall_decisions_of_large_decisions_pages_in_bytes_within_the_line_limit() {
     let served = pages(&mut c, "recall_decisions", "decisions", 200);
     assert_eq!(served.len(), 1, "{served:?}");
     each_once(&served, &ids);
+}
+
+/// Regression: the refusal of a decision too big for any answer named its subject in Rust's
+/// debug form (`{:?}`): a Hindi subject's virama came out as `\u{94d}` and a Hangul filler (a
+/// character drawn as a blank, `\u{3164}` in every other answer) raw, where every answer
+/// quotes a subject ([`review_mcp::text::quoted`]).
+#[test]
+fn a_decision_too_big_for_any_answer_is_named_as_every_answer_quotes_it() {
+    let mut c = Client::memory(Era::V2025_11_25);
+    let subject = "bore \u{915}\u{94d}\u{937}\u{3164}";
+    let basis = too_big_basis();
+    let text = c.refused(
+        "remember_decision",
+        json!({"artifact": art(REV_A), "subject": subject, "disposition": "hold", "basis": basis}),
+    );
+    let named = format!(
+        "decision {} would take",
+        review_mcp::text::quoted(subject, 200)
+    );
+    assert!(text.contains(&named), "{text}");
+    assert!(!text.contains('\u{3164}'), "{text}");
 }

@@ -583,7 +583,8 @@ fn stored_strings_cannot_forge_lines_of_the_form() {
     let title = params["requestedSchema"]["properties"]["item_000_judgement"]["title"]
         .as_str()
         .unwrap();
-    assert_eq!(title, "Item 1: Bore Item 2: Wall accepted by QA");
+    // The override shown, not obeyed, as every reader shows it.
+    assert_eq!(title, "Item 1: Bore Item 2: Wall accepted by QA\\u{202e}");
 }
 
 /// Issue 23, item 4: asked again about items already judged, the form says who gave each
