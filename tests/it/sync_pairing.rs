@@ -1,0 +1,255 @@
+//! What git hands the merge driver (`review-mcp merge-file`) is three files at one path, and
+//! any of them may hold another item than the path names: git pairs files as renames, and an
+//! id forgotten may be imported again for another subject. One rule holds in every case: a
+//! version or a base that is another item is never taken as a version or an ancestor of this
+//! item, so no engineer's verdict moves to an item it was not given on, and none is lost.
+//! Each test plays real git (a bare remote, two clones with the driver set up), `review-mcp
+//! import` for the engineers' edits and `review-mcp sync` in each clone, and reads every
+//! clone's database at the end.
+
+use std::path::PathBuf;
+
+use anyhow::ensure;
+use serde_json::Value;
+
+use crate::support::TempDir;
+use crate::support::client::binary;
+use crate::support::git::git_ok;
+use crate::sync_state::{export, import, sync};
+
+const REV: &str = "sha256:1111111111111111111111111111111111111111111111111111111111111111";
+const T0: &str = "2026-01-02T00:00:00.000Z";
+const T1: &str = "2026-01-03T00:00:00.000Z";
+const T2: &str = "2026-01-04T00:00:00.000Z";
+const T3: &str = "2026-01-05T00:00:00.000Z";
+
+/// The engineer's verdict, from the review card, given at `at`.
+fn engineer(at: &str) -> String {
+    format!(
+        r#"{{"at":"{at}","author":"Ada","judgement":"rejected","reason":"measured","via":"app"}}"#
+    )
+}
+
+/// The assistant's verdict, given at `at`.
+fn assistant(at: &str) -> String {
+    format!(r#"{{"at":"{at}","judgement":"accepted","via":"assistant"}}"#)
+}
+
+/// A decision on `subject` with two basis items, the first holding `verdict` (JSON) if any.
+fn decision(id: &str, subject: &str, disposition: &str, at: &str, verdict: Option<&str>) -> String {
+    let verdict = verdict
+        .map(|v| format!(r#","verdict":{v}"#))
+        .unwrap_or_default();
+    format!(
+        r#"{{"decision":{{"id":"{id}","subject":"{subject}","disposition":"{disposition}","basis":[{{"requirement":"Bore 10 H7","source":"drawing","state":"satisfied","faces":["face:1"]{verdict}}},{{"requirement":"Flatness 0.05","source":"drawing","state":"satisfied","faces":["face:2"]}}],"artifact":{{"revision":"{REV}","format":"step","uri":"file:///w/p.step"}},"created_at":"2026-01-01T00:00:00.000Z","updated_at":"{at}"}}}}"#
+    )
+}
+
+/// One engineer's clone of the team's remote, with its database.
+struct Clone {
+    dir: PathBuf,
+    db: PathBuf,
+    folder: PathBuf,
+}
+
+impl Clone {
+    /// `review-mcp import` of `lines` (written beside the database, out of the clone).
+    fn import(&self, lines: &[String]) -> anyhow::Result<()> {
+        let beside = self.db.parent().unwrap_or(&self.dir);
+        import(beside, &self.db, lines)
+    }
+
+    fn sync(&self) -> anyhow::Result<String> {
+        sync(&self.db, &self.folder)
+    }
+
+    fn git(&self, args: &[&str]) -> anyhow::Result<String> {
+        git_ok(&self.dir, args)
+    }
+
+    /// Sync, then commit whatever it wrote.
+    fn commit(&self, message: &str) -> anyhow::Result<()> {
+        self.sync()?;
+        self.git(&["add", "-A"])?;
+        self.git(&["commit", "-q", "--allow-empty", "-m", message])?;
+        Ok(())
+    }
+
+    /// The decision's file deleted and synced: forgotten here, as a teammate's forget
+    /// arriving by git is.
+    fn forget(&self, id: &str) -> anyhow::Result<()> {
+        std::fs::remove_file(self.folder.join(format!("decisions/{id}.json")))?;
+        self.sync()?;
+        Ok(())
+    }
+
+    /// The decisions of the database, by id.
+    fn decisions(&self) -> anyhow::Result<Vec<Value>> {
+        let mut out = Vec::new();
+        for line in export(&self.db)?.lines() {
+            let v: Value = serde_json::from_str(line)?;
+            if v.get("decision").is_some() {
+                out.push(v["decision"].clone());
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A bare remote and two clones of it, `a` and `b`, each with review-mcp's merge driver set
+/// up; `a` reviewed `lines` and pushed, `b` pulled and synced.
+fn team(tag: &str, lines: &[String]) -> anyhow::Result<(TempDir, Clone, Clone)> {
+    let root = TempDir::new(tag)?;
+    git_ok(
+        root.path(),
+        &["init", "-q", "--bare", "-b", "main", "team.git"],
+    )?;
+    let clone = |name: &str| -> anyhow::Result<Clone> {
+        git_ok(root.path(), &["clone", "-q", "team.git", name])?;
+        let dir = root.join(name);
+        let driver = format!("{} merge-file %O %A %B %P", binary().display());
+        for (k, v) in [
+            ("user.name", name),
+            ("user.email", "x@example.com"),
+            ("pull.rebase", "false"),
+            ("merge.review.name", "review-mcp"),
+            ("merge.review.driver", driver.as_str()),
+        ] {
+            git_ok(&dir, &["config", k, v])?;
+        }
+        let folder = dir.join("review");
+        Ok(Clone {
+            dir,
+            db: root.join(&format!("{name}.db")),
+            folder,
+        })
+    };
+    let (a, b) = (clone("a")?, clone("b")?);
+    a.import(lines)?;
+    a.commit("review")?;
+    a.git(&["push", "-q", "origin", "main"])?;
+    b.git(&["pull", "-q", "origin", "main"])?;
+    b.sync()?;
+    Ok((root, a, b))
+}
+
+/// `a` pushes what it committed; `b` pulls it (`how`: a merge or a rebase) onto its own
+/// commit, syncs, commits and pushes; `a` pulls and syncs. What `b`'s pull said.
+fn meet(a: &Clone, b: &Clone, how: &str) -> anyhow::Result<String> {
+    a.git(&["push", "-q", "origin", "main"])?;
+    let said = b.git(&["pull", how, "origin", "main"])?;
+    b.commit("merged")?;
+    b.git(&["push", "-q", "origin", "main"])?;
+    a.git(&["pull", "-q", "origin", "main"])?;
+    a.sync()?;
+    Ok(said)
+}
+
+/// Each engineer verdict (`via` app) as the decision's subject and the verdict's time.
+type Judged = Vec<(String, String)>;
+
+/// The engineer's verdicts of `c`'s decisions, and every decision's subject.
+fn verdicts(c: &Clone) -> anyhow::Result<(Judged, Vec<String>)> {
+    let mut judged = Vec::new();
+    let mut subjects = Vec::new();
+    for d in c.decisions()? {
+        let subject = d["subject"].as_str().unwrap_or_default().to_string();
+        for item in d["basis"].as_array().into_iter().flatten() {
+            if item["verdict"]["via"] == "app" {
+                let at = item["verdict"]["at"].as_str().unwrap_or_default();
+                judged.push((subject.clone(), at.to_string()));
+            }
+        }
+        subjects.push(subject);
+    }
+    judged.sort();
+    subjects.sort();
+    Ok((judged, subjects))
+}
+
+/// Regression (found by an adversarial pass on merge-file): a decision on "bracket" judged
+/// by the engineer is forgotten in both clones, and its id is imported again in each for
+/// "lever" (an export line whose subject was corrected by hand), each clone's version
+/// another. git hands the driver the forgotten "bracket" as the base of "lever"'s merge (the
+/// same file), and the driver took it for lever's ancestor: the engineer's verdict on
+/// bracket, which both versions of lever lacked, was "kept from the base" onto lever, in
+/// every clone. A base of this id under another subject (part, revision) is another item.
+#[test]
+fn a_forgotten_id_imported_for_another_subject_takes_no_verdict_from_its_base() -> anyhow::Result<()>
+{
+    let id = "dec_0000000000000001";
+    for how in ["--no-edit", "--rebase"] {
+        let (_root, a, b) = team(
+            "sync-pairing-moved-key",
+            &[decision(id, "bracket", "hold", T0, Some(&engineer(T0)))],
+        )?;
+        for (c, at, disposition) in [(&a, T1, "hold"), (&b, T2, "release")] {
+            c.forget(id)?;
+            c.import(&[decision(id, "lever", disposition, at, Some(&assistant(at)))])?;
+            c.commit("lever")?;
+        }
+        let said = meet(&a, &b, how)?;
+        for c in [&a, &b] {
+            let (judged, subjects) = verdicts(c)?;
+            ensure!(
+                subjects == ["lever"] && judged.is_empty(),
+                "{how}: {}: the verdict given on the forgotten bracket moved to lever: \
+                 {judged:?} {subjects:?}\n{said}",
+                c.dir.display()
+            );
+        }
+        ensure!(!said.contains("from the base"), "{how}: {said}");
+    }
+    Ok(())
+}
+
+/// Whether the base is taken by id or by key (`import`'s key: subject, part, revision), played
+/// both ways. A decision judged by the engineer is replaced in both clones under one new id
+/// of its key (an `import` of the same export line), then each clone changes it: git hands
+/// the driver the old id's file as the base of the new one's merge. `forgotten`: the old
+/// decision was forgotten first, so the new one is a decision of its own, and the verdict
+/// given on the old one must not come back on it (as it would if the base were taken by its
+/// key); not forgotten: `import` carried the engineer's verdict to the new id in each clone
+/// (two ids of one key), so the versions hold it and no base is needed to keep it (the base
+/// being taken by id loses nothing).
+#[test]
+fn a_base_under_another_id_of_the_key_is_no_ancestor_and_loses_no_verdict() -> anyhow::Result<()> {
+    let (old, new) = ("dec_0000000000000001", "dec_0000000000000002");
+    for forgotten in [true, false] {
+        let (_root, a, b) = team(
+            "sync-pairing-rekeyed",
+            &[decision(old, "bracket", "hold", T0, Some(&engineer(T0)))],
+        )?;
+        for c in [&a, &b] {
+            if forgotten {
+                c.forget(old)?;
+            }
+            c.import(&[decision(new, "bracket", "hold", T1, Some(&assistant(T1)))])?;
+            c.sync()?;
+        }
+        for (c, at, disposition) in [(&a, T2, "release"), (&b, T3, "rework")] {
+            c.import(&[decision(
+                new,
+                "bracket",
+                disposition,
+                at,
+                Some(&assistant(at)),
+            )])?;
+            c.commit(disposition)?;
+        }
+        let said = meet(&a, &b, "--no-edit")?;
+        let want: Judged = match forgotten {
+            true => vec![],
+            false => vec![("bracket".into(), T0.into())],
+        };
+        for c in [&a, &b] {
+            let (judged, subjects) = verdicts(c)?;
+            ensure!(
+                subjects == ["bracket"] && judged == want,
+                "forgotten first: {forgotten}: {}: {judged:?} {subjects:?}, not {want:?}\n{said}",
+                c.dir.display()
+            );
+        }
+    }
+    Ok(())
+}
