@@ -559,14 +559,12 @@ pub fn merge_files(
     let read = |path: &Path, side: &str| -> Result<Vec<u8>> {
         read_regular(path, MAX_FILE_BYTES).map_err(|why| fail!("{}: {why}", label(path, side)))
     };
-    let parse = |path: &Path, side: &str, bytes: &[u8]| -> Result<Item> {
-        parse_item(bytes, &schemas).map_err(|e| {
-            fail!(
-                "{}: {}; the file is left to git to merge by hand",
-                label(path, side),
-                escape_controls(&e)
-            )
-        })
+    let not_an_item = |path: &Path, side: &str, e: String| {
+        fail!(
+            "{}: {}; the file is left to git to merge by hand",
+            label(path, side),
+            escape_controls(&e)
+        )
     };
     let named = |what: String| match name {
         Some(n) => format!("{}: {what}", shown(n)),
@@ -591,17 +589,26 @@ pub fn merge_files(
         ));
     }
     // The folder's id file or README (under the same attribute as the items): never merged,
-    // either side is right.
-    if let Some(kept) = owned::merge_own(&ours_bytes, &theirs_bytes) {
+    // either side is right. Not an item whose text quotes the README's words: the two
+    // versions of an item are merged, whatever their notes say.
+    let (ours_read, theirs_read) = (
+        parse_item(&ours_bytes, &schemas),
+        parse_item(&theirs_bytes, &schemas),
+    );
+    if ours_read.is_err()
+        && theirs_read.is_err()
+        && let Some(kept) = owned::merge_own(&ours_bytes, &theirs_bytes)
+    {
         return Ok(Some(named(kept)));
     }
     let base_item = if base_bytes.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
-        Some(parse(base, "base", &base_bytes)?)
+        let read = parse_item(&base_bytes, &schemas);
+        Some(read.map_err(|e| not_an_item(base, "base", e))?)
     };
-    let ours_item = parse(ours, "ours", &ours_bytes)?;
-    let theirs_item = parse(theirs, "theirs", &theirs_bytes)?;
+    let ours_item = ours_read.map_err(|e| not_an_item(ours, "ours", e))?;
+    let theirs_item = theirs_read.map_err(|e| not_an_item(theirs, "theirs", e))?;
     if let Some(n) = name
         && let Some(said) = unpair(
             n,

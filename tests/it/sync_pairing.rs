@@ -253,3 +253,34 @@ fn a_base_under_another_id_of_the_key_is_no_ancestor_and_loses_no_verdict() -> a
     }
     Ok(())
 }
+
+/// Regression (found by an adversarial pass on merge-file): the driver took two versions of
+/// an item for two READMEs of sync's own when both quoted the README's words ("This folder
+/// is written by `review-mcp sync`", in a disposition or a note) and kept ours, unmerged:
+/// the engineer's verdict given in the other clone was dropped from the merge, and the
+/// pull's sync said `conflicts: 0`. Two versions of an item are merged as items.
+#[test]
+fn an_item_quoting_the_readme_is_merged_as_an_item() -> anyhow::Result<()> {
+    let id = "dec_0000000000000001";
+    let readme = "This folder is written by `review-mcp sync`";
+    let (says, other) = (format!("hold: {readme}"), format!("release: {readme}"));
+    let (_root, a, b) = team(
+        "sync-pairing-readme",
+        &[decision(id, "bracket", &says, T0, None)],
+    )?;
+    a.import(&[decision(id, "bracket", &says, T1, Some(&engineer(T1)))])?;
+    a.commit("judged")?;
+    b.import(&[decision(id, "bracket", &other, T2, Some(&assistant(T2)))])?;
+    b.commit("released")?;
+    let said = meet(&a, &b, "--no-edit")?;
+    for c in [&a, &b] {
+        let (judged, _) = verdicts(c)?;
+        ensure!(
+            judged == [("bracket".to_string(), T1.to_string())],
+            "{}: the engineer's verdict lost: {judged:?}\n{said}",
+            c.dir.display()
+        );
+    }
+    ensure!(!said.contains("README"), "{said}");
+    Ok(())
+}
