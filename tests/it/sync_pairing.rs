@@ -23,6 +23,13 @@ const T1: &str = "2026-01-03T00:00:00.000Z";
 const T2: &str = "2026-01-04T00:00:00.000Z";
 const T3: &str = "2026-01-05T00:00:00.000Z";
 
+/// A feature "bore" of the part, noted `note`.
+fn feature(id: &str, note: &str, at: &str) -> String {
+    format!(
+        r#"{{"record":{{"id":"{id}","kind":"feature","name":"bore","note":"{note}","tags":[],"entity_ids":[],"id_scheme":"opaque","artifact":{{"revision":"{REV}","format":"step","uri":"file:///w/p.step"}},"created_at":"2026-01-01T00:00:00.000Z","updated_at":"{at}"}}}}"#
+    )
+}
+
 /// The engineer's verdict, from the review card, given at `at`.
 fn engineer(at: &str) -> String {
     format!(
@@ -83,6 +90,13 @@ impl Clone {
         Ok(())
     }
 
+    /// The record's file deleted and synced.
+    fn forget_record(&self, id: &str) -> anyhow::Result<()> {
+        std::fs::remove_file(self.folder.join(format!("records/{id}.json")))?;
+        self.sync()?;
+        Ok(())
+    }
+
     /// The decisions of the database, by id.
     fn decisions(&self) -> anyhow::Result<Vec<Value>> {
         let mut out = Vec::new();
@@ -133,11 +147,15 @@ fn team(tag: &str, lines: &[String]) -> anyhow::Result<(TempDir, Clone, Clone)> 
     Ok((root, a, b))
 }
 
-/// `a` pushes what it committed; `b` pulls it (`how`: a merge or a rebase) onto its own
-/// commit, syncs, commits and pushes; `a` pulls and syncs. What `b`'s pull said.
+/// `a` pushes what it committed; `b` pulls it (`how`: a merge or a rebase, and git's
+/// options) onto its own commit, syncs, commits and pushes; `a` pulls and syncs. What `b`'s
+/// pull said.
 fn meet(a: &Clone, b: &Clone, how: &str) -> anyhow::Result<String> {
     a.git(&["push", "-q", "origin", "main"])?;
-    let said = b.git(&["pull", how, "origin", "main"])?;
+    let mut pull = vec!["pull"];
+    pull.extend(how.split(' '));
+    pull.extend(["origin", "main"]);
+    let said = b.git(&pull)?;
     b.commit("merged")?;
     b.git(&["push", "-q", "origin", "main"])?;
     a.git(&["pull", "-q", "origin", "main"])?;
@@ -282,5 +300,62 @@ fn an_item_quoting_the_readme_is_merged_as_an_item() -> anyhow::Result<()> {
         );
     }
     ensure!(!said.contains("README"), "{said}");
+    Ok(())
+}
+
+/// Regression (found by an adversarial pass on merge-file, with git's rename threshold
+/// lowered): `a` forgets the feature "bore" and records a decision, `b` edits the feature's
+/// note. git paired the feature's file with the new decision's (`records/` to `decisions/`)
+/// as a rename and handed the driver a record and a decision, which it left to git ("not two
+/// versions of one item"): the pull stopped with the feature's text in the decision's file,
+/// the decision in no file of the work tree, and sync's advice ("keep it: git add FILE")
+/// committed a record under `decisions/`, which every clone's sync then refused. The
+/// driver now settles it as two items of one kind: the item the path names stays, and the
+/// other goes back to its own file, in its own kind's folder (made again when git removed
+/// it). Played by merge (`ort` and `recursive`) and by rebase, each clone pulling.
+#[test]
+fn a_record_and_a_decision_git_paired_as_a_rename_each_keep_their_file() -> anyhow::Result<()> {
+    let (rec, dec) = ("rec_0000000000000001", "dec_0000000000000002");
+    // Which clone pulls the other's: the editor of the feature (its file is its own), or
+    // the one that forgot it (the feature's file is given back).
+    // git removes the records' folder with its last file, which the rename took away: a
+    // rebase (`HEAD` is the side without it) and the `recursive` strategy hand the driver a
+    // work tree without it.
+    let hows = [
+        "--no-edit -X find-renames=5%",
+        "--no-edit -s recursive -X find-renames=5%",
+        "--rebase -X find-renames=5%",
+    ];
+    for (editor_pulls, how) in [true, false].into_iter().flat_map(|e| hows.map(|h| (e, h))) {
+        let (_root, a, b) = team("sync-pairing-kinds", &[feature(rec, "drilled", T0)])?;
+        let (forgets, edits) = match editor_pulls {
+            true => (&a, &b),
+            false => (&b, &a),
+        };
+        forgets.forget_record(rec)?;
+        forgets.import(&[decision(dec, "bracket", "hold", T1, None)])?;
+        forgets.commit("forget bore, decide")?;
+        edits.import(&[feature(rec, "reamed", T2)])?;
+        edits.commit("note bore")?;
+        let said = meet(&a, &b, how)?;
+        let case = format!("{how}, the editor pulls: {editor_pulls}");
+        ensure!(said.contains("as a rename"), "{case}: not paired: {said}");
+        for c in [&a, &b] {
+            let held = export(&c.db)?;
+            ensure!(
+                held.contains(dec) && held.contains("reamed"),
+                "{case}: {}: the decision or the edited feature lost: {held}\n{said}",
+                c.dir.display()
+            );
+            let decisions = std::fs::read_dir(c.folder.join("decisions"))?
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect::<Vec<_>>();
+            ensure!(
+                decisions == [format!("{dec}.json")],
+                "{case}: {decisions:?}"
+            );
+        }
+    }
     Ok(())
 }
