@@ -744,6 +744,11 @@ fn unpair(
     let at = at.file_name().and_then(|f| f.to_str());
     let names = |item: &Item| stem == Some(item.id()) && at == Some(item.kind().dir());
     let source = |item: &Item| base.is_some_and(|b| same(b, item));
+    // A base that is neither (three items): both sides renamed it away, each to its own file
+    // (git's rename/rename), and git writes the driver's result to both files: left to git.
+    if base.is_some_and(|b| !same(b, ours_item) && !same(b, theirs_item)) {
+        return Ok(None);
+    }
     let (stay, other) = match () {
         _ if !names(ours_item) && !names(theirs_item) => return Ok(None),
         _ if source(theirs_item) => (ours_item, theirs_item),

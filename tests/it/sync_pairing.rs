@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::support::TempDir;
 use crate::support::client::binary;
-use crate::support::git::git_ok;
+use crate::support::git::{git, git_ok};
 use crate::sync_state::{export, import, sync};
 
 const REV: &str = "sha256:1111111111111111111111111111111111111111111111111111111111111111";
@@ -354,6 +354,72 @@ fn a_record_and_a_decision_git_paired_as_a_rename_each_keep_their_file() -> anyh
             ensure!(
                 decisions == [format!("{dec}.json")],
                 "{case}: {decisions:?}"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Regression (found by the convergence sweep run with `pull.twohead=recursive`, seed 30007):
+/// a decision judged by the engineer is replaced by an `import` in each clone, under a new id
+/// of its key in each (two teammates importing two exports). Both sides renamed its file away,
+/// each to its own (git's rename/rename), and git's `recursive` strategy hands the driver the
+/// three (the old id as base) at one side's new file, then writes the driver's result to
+/// both new files. The driver took it for a rename of the other side's item and kept its own
+/// there, "setting aside" the other's ("git deletes its file after the merge", which git
+/// does not): git wrote one decision into the other's file, sync's advice (keep the file)
+/// committed it, and every clone's sync then refused the folder ("holds decision …, but its
+/// place names decision …"). Three different items are left to git, which then writes each
+/// side's own file, as `ort` does; kept, they are two ids of one key, which sync settles,
+/// the engineer's verdict kept.
+#[test]
+fn a_decision_both_sides_renamed_apart_is_left_to_git_with_each_file_its_own() -> anyhow::Result<()>
+{
+    let (old, x, y) = (
+        "dec_0000000000000001",
+        "dec_0000000000000002",
+        "dec_0000000000000003",
+    );
+    for strategy in ["recursive", "ort"] {
+        let (_root, a, b) = team(
+            "sync-pairing-apart",
+            &[decision(old, "bracket", "hold", T0, Some(&engineer(T0)))],
+        )?;
+        a.import(&[decision(x, "bracket", "release", T1, None)])?;
+        a.commit("x")?;
+        a.git(&["push", "-q", "origin", "main"])?;
+        b.import(&[decision(y, "bracket", "rework", T2, None)])?;
+        b.commit("y")?;
+        let pull = git(
+            &b.dir,
+            &["pull", "--no-edit", "-s", strategy, "origin", "main"],
+        )?;
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&pull.stdout),
+            String::from_utf8_lossy(&pull.stderr)
+        );
+        ensure!(said.contains("rename/rename"), "{strategy}: {said}");
+        for id in [x, y] {
+            let text = std::fs::read_to_string(b.folder.join(format!("decisions/{id}.json")))?;
+            ensure!(
+                text.contains(&format!("\"id\": \"{id}\"")),
+                "{strategy}: decisions/{id}.json holds another decision: {text}\n{said}"
+            );
+        }
+        // Both files kept, as sync's refusal of the unmerged folder says.
+        b.git(&["add", "-A"])?;
+        b.git(&["commit", "-q", "--no-edit"])?;
+        b.commit("synced")?;
+        b.git(&["push", "-q", "origin", "main"])?;
+        a.git(&["pull", "-q", "origin", "main"])?;
+        a.sync()?;
+        for c in [&a, &b] {
+            let (judged, subjects) = verdicts(c)?;
+            ensure!(
+                subjects == ["bracket"] && judged == [("bracket".to_string(), T0.to_string())],
+                "{strategy}: {}: {judged:?} {subjects:?}\n{said}",
+                c.dir.display()
             );
         }
     }
