@@ -163,26 +163,42 @@ fn meet(a: &Clone, b: &Clone, how: &str) -> anyhow::Result<String> {
     Ok(said)
 }
 
-/// Each engineer verdict (`via` app) as the decision's subject and the verdict's time.
-type Judged = Vec<(String, String)>;
-
-/// The engineer's verdicts of `c`'s decisions, and every decision's subject.
-fn verdicts(c: &Clone) -> anyhow::Result<(Judged, Vec<String>)> {
-    let mut judged = Vec::new();
-    let mut subjects = Vec::new();
-    for d in c.decisions()? {
-        let subject = d["subject"].as_str().unwrap_or_default().to_string();
-        for item in d["basis"].as_array().into_iter().flatten() {
-            if item["verdict"]["via"] == "app" {
-                let at = item["verdict"]["at"].as_str().unwrap_or_default();
-                judged.push((subject.clone(), at.to_string()));
+/// Checks that every clone of `clones` holds decisions on `subjects` alone, and the engineer's
+/// verdicts (`via` app) given at `judged` alone (each on the first of them), saying `what`
+/// (and what the pull `said`) otherwise.
+fn every_clone_holds(
+    clones: [&Clone; 2],
+    subjects: &[&str],
+    judged: &[&str],
+    what: &str,
+    said: &str,
+) -> anyhow::Result<()> {
+    for c in clones {
+        let (mut held, mut verdicts) = (Vec::new(), Vec::new());
+        for d in c.decisions()? {
+            let subject = d["subject"].as_str().unwrap_or_default().to_string();
+            for item in d["basis"].as_array().into_iter().flatten() {
+                if item["verdict"]["via"] == "app" {
+                    let at = item["verdict"]["at"].as_str().unwrap_or_default();
+                    verdicts.push((subject.clone(), at.to_string()));
+                }
             }
+            held.push(subject);
         }
-        subjects.push(subject);
+        held.sort();
+        verdicts.sort();
+        let want: Vec<(String, String)> = judged
+            .iter()
+            .map(|at| (subjects[0].to_string(), at.to_string()))
+            .collect();
+        ensure!(
+            held == subjects && verdicts == want,
+            "{what}: {}: decisions on {held:?} with the engineer's verdicts {verdicts:?}, not \
+             {subjects:?} with {want:?}\n{said}",
+            c.dir.display()
+        );
     }
-    judged.sort();
-    subjects.sort();
-    Ok((judged, subjects))
+    Ok(())
 }
 
 /// Regression (found by an adversarial pass on merge-file): a decision on "bracket" judged
@@ -207,15 +223,8 @@ fn a_forgotten_id_imported_for_another_subject_takes_no_verdict_from_its_base() 
             c.commit("lever")?;
         }
         let said = meet(&a, &b, how)?;
-        for c in [&a, &b] {
-            let (judged, subjects) = verdicts(c)?;
-            ensure!(
-                subjects == ["lever"] && judged.is_empty(),
-                "{how}: {}: the verdict given on the forgotten bracket moved to lever: \
-                 {judged:?} {subjects:?}\n{said}",
-                c.dir.display()
-            );
-        }
+        let what = format!("{how}: the verdict given on the forgotten bracket moved to lever");
+        every_clone_holds([&a, &b], &["lever"], &[], &what, &said)?;
         ensure!(!said.contains("from the base"), "{how}: {said}");
     }
     Ok(())
@@ -256,18 +265,9 @@ fn a_base_under_another_id_of_the_key_is_no_ancestor_and_loses_no_verdict() -> a
             c.commit(disposition)?;
         }
         let said = meet(&a, &b, "--no-edit")?;
-        let want: Judged = match forgotten {
-            true => vec![],
-            false => vec![("bracket".into(), T0.into())],
-        };
-        for c in [&a, &b] {
-            let (judged, subjects) = verdicts(c)?;
-            ensure!(
-                subjects == ["bracket"] && judged == want,
-                "forgotten first: {forgotten}: {}: {judged:?} {subjects:?}, not {want:?}\n{said}",
-                c.dir.display()
-            );
-        }
+        let judged: &[&str] = if forgotten { &[] } else { &[T0] };
+        let what = format!("forgotten first: {forgotten}");
+        every_clone_holds([&a, &b], &["bracket"], judged, &what, &said)?;
     }
     Ok(())
 }
@@ -291,14 +291,13 @@ fn an_item_quoting_the_readme_is_merged_as_an_item() -> anyhow::Result<()> {
     b.import(&[decision(id, "bracket", &other, T2, Some(&assistant(T2)))])?;
     b.commit("released")?;
     let said = meet(&a, &b, "--no-edit")?;
-    for c in [&a, &b] {
-        let (judged, _) = verdicts(c)?;
-        ensure!(
-            judged == [("bracket".to_string(), T1.to_string())],
-            "{}: the engineer's verdict lost: {judged:?}\n{said}",
-            c.dir.display()
-        );
-    }
+    every_clone_holds(
+        [&a, &b],
+        &["bracket"],
+        &[T1],
+        "the engineer's verdict",
+        &said,
+    )?;
     ensure!(!said.contains("README"), "{said}");
     Ok(())
 }
@@ -414,14 +413,7 @@ fn a_decision_both_sides_renamed_apart_is_left_to_git_with_each_file_its_own() -
         b.git(&["push", "-q", "origin", "main"])?;
         a.git(&["pull", "-q", "origin", "main"])?;
         a.sync()?;
-        for c in [&a, &b] {
-            let (judged, subjects) = verdicts(c)?;
-            ensure!(
-                subjects == ["bracket"] && judged == [("bracket".to_string(), T0.to_string())],
-                "{strategy}: {}: {judged:?} {subjects:?}\n{said}",
-                c.dir.display()
-            );
-        }
+        every_clone_holds([&a, &b], &["bracket"], &[T0], strategy, &said)?;
     }
     Ok(())
 }
