@@ -559,14 +559,12 @@ pub fn merge_files(
     let read = |path: &Path, side: &str| -> Result<Vec<u8>> {
         read_regular(path, MAX_FILE_BYTES).map_err(|why| fail!("{}: {why}", label(path, side)))
     };
-    let parse = |path: &Path, side: &str, bytes: &[u8]| -> Result<Item> {
-        parse_item(bytes, &schemas).map_err(|e| {
-            fail!(
-                "{}: {}; the file is left to git to merge by hand",
-                label(path, side),
-                escape_controls(&e)
-            )
-        })
+    let not_an_item = |path: &Path, side: &str, e: String| {
+        fail!(
+            "{}: {}; the file is left to git to merge by hand",
+            label(path, side),
+            escape_controls(&e)
+        )
     };
     let named = |what: String| match name {
         Some(n) => format!("{}: {what}", shown(n)),
@@ -591,17 +589,26 @@ pub fn merge_files(
         ));
     }
     // The folder's id file or README (under the same attribute as the items): never merged,
-    // either side is right.
-    if let Some(kept) = owned::merge_own(&ours_bytes, &theirs_bytes) {
+    // either side is right. Not an item whose text quotes the README's words: the two
+    // versions of an item are merged, whatever their notes say.
+    let (ours_read, theirs_read) = (
+        parse_item(&ours_bytes, &schemas),
+        parse_item(&theirs_bytes, &schemas),
+    );
+    if ours_read.is_err()
+        && theirs_read.is_err()
+        && let Some(kept) = owned::merge_own(&ours_bytes, &theirs_bytes)
+    {
         return Ok(Some(named(kept)));
     }
     let base_item = if base_bytes.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
-        Some(parse(base, "base", &base_bytes)?)
+        let read = parse_item(&base_bytes, &schemas);
+        Some(read.map_err(|e| not_an_item(base, "base", e))?)
     };
-    let ours_item = parse(ours, "ours", &ours_bytes)?;
-    let theirs_item = parse(theirs, "theirs", &theirs_bytes)?;
+    let ours_item = ours_read.map_err(|e| not_an_item(ours, "ours", e))?;
+    let theirs_item = theirs_read.map_err(|e| not_an_item(theirs, "theirs", e))?;
     if let Some(n) = name
         && let Some(said) = unpair(
             n,
@@ -696,12 +703,13 @@ pub(super) fn kept_versions(folder: &Path) -> KeptVersions {
 /// [`kept_versions`]: those that stand for their item's file, and the stale ones.
 pub(super) type KeptVersions = (Vec<(PathBuf, PathBuf)>, Vec<(PathBuf, PathBuf)>);
 
-/// Two different items of one kind handed to the driver: git paired one item's file, deleted
-/// on one side, with another item's file added on that side (two ids of one feature, a
-/// feature forgotten and stated again) as a rename, and merged the other side's edit of the
-/// first into the second's file. Neither is a version of the other: the item the path `n`
-/// names stays there (written over `ours`), and the other is given back its own file in the
-/// work tree (git runs the driver at its top, `n` relative to it), so that the next sync
+/// Two different items handed to the driver: git paired one item's file, deleted on one
+/// side, with another item's file added on that side (two ids of one feature, a feature
+/// forgotten and stated again; under a low rename threshold, a record and a decision, across
+/// their folders) as a rename, and merged the other side's edit of the first into the
+/// second's file. Neither is a version of the other: the item the path `n` names stays there
+/// (written over `ours`), and the other is given back its own file, in its own kind's folder
+/// of the work tree (git runs the driver at its top, `n` relative to it), so that the next sync
 /// sees both and a change beats a deletion as ever. When that file is there (it is ours:
 /// git deletes it once the driver is done), or while git replays commits (a rebase: a later
 /// commit may bring that file, and would stop on an untracked one), the version is set aside
@@ -721,31 +729,45 @@ fn unpair(
     theirs_item: &Item,
     schemas: &Schemas,
 ) -> Result<Option<String>> {
-    let kind = ours_item.kind();
-    if theirs_item.kind() != kind || theirs_item.id() == ours_item.id() {
+    let same = |a: &Item, b: &Item| a.kind() == b.kind() && a.id() == b.id();
+    if same(ours_item, theirs_item) {
         return Ok(None);
     }
     let stem = n
         .file_name()
         .and_then(|f| f.to_str())
         .and_then(|f| f.strip_suffix(".json"));
-    let source = base.map(Item::id);
-    let (stay, other) = match stem {
-        Some(s) if s != ours_item.id() && s != theirs_item.id() => return Ok(None),
-        None => return Ok(None),
-        Some(_) if source == Some(theirs_item.id()) => (ours_item, theirs_item),
-        Some(_) if source == Some(ours_item.id()) => (theirs_item, ours_item),
-        Some(s) if s == ours_item.id() => (ours_item, theirs_item),
-        Some(_) => (theirs_item, ours_item),
-    };
-    let Some(dir) = n
-        .parent()
-        .filter(|d| d.file_name().and_then(|f| f.to_str()) == Some(kind.dir()))
-    else {
+    // The path's folder of items (`records`, `decisions`) and the synced folder holding it.
+    let Some((at, folder)) = n.parent().and_then(|d| Some((d, d.parent()?))) else {
         return Ok(None);
     };
-    let is_dir = fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_dir());
-    if !is_dir || !is_file_id(other.id()) {
+    let at = at.file_name().and_then(|f| f.to_str());
+    let names = |item: &Item| stem == Some(item.id()) && at == Some(item.kind().dir());
+    let source = |item: &Item| base.is_some_and(|b| same(b, item));
+    // A base that is neither (three items): both sides renamed it away, each to its own file
+    // (git's rename/rename), and git writes the driver's result to both files: left to git.
+    if base.is_some_and(|b| !same(b, ours_item) && !same(b, theirs_item)) {
+        return Ok(None);
+    }
+    let (stay, other) = match () {
+        _ if !names(ours_item) && !names(theirs_item) => return Ok(None),
+        _ if source(theirs_item) => (ours_item, theirs_item),
+        _ if source(ours_item) => (theirs_item, ours_item),
+        _ if names(ours_item) => (ours_item, theirs_item),
+        _ => (theirs_item, ours_item),
+    };
+    // Two kinds (git pairs files across folders too): the other goes back to its own folder,
+    // made again when git removed it with its last file (the other's, renamed away).
+    let dir = &folder.join(other.kind().dir());
+    let is_dir = |d: &Path| fs::symlink_metadata(d).is_ok_and(|m| m.file_type().is_dir());
+    let top = match folder.as_os_str().is_empty() {
+        true => Path::new("."),
+        false => folder,
+    };
+    if !is_dir(dir) && is_dir(top) && fs::symlink_metadata(dir).is_err() {
+        let _ = fs::create_dir(dir);
+    }
+    if !is_dir(dir) || !is_file_id(other.id()) {
         return Ok(None);
     }
     let own = dir.join(format!("{}.json", other.id()));
@@ -768,7 +790,8 @@ fn unpair(
     };
     write_atomic(&put, &text)?;
     write_atomic(ours, &stay.text())?;
-    let (k, o, s) = (kind.as_str(), other.id(), stay.id());
+    let (k, o) = (other.kind().as_str(), other.id());
+    let (ks, s) = (stay.kind().as_str(), stay.id());
     let given = match (absent, replaying) {
         (true, false) => format!("written back to its own file {} (commit it)", shown(&own)),
         (true, true) => format!(
@@ -790,7 +813,7 @@ fn unpair(
         false => "",
     };
     Ok(Some(format!(
-        "git paired {k} {o}'s file with {k} {s}'s, another item, as a rename: {s} is kept \
+        "git paired {k} {o}'s file with {ks} {s}'s, another item, as a rename: {s} is kept \
          here, and {o} {given}{merged}"
     )))
 }

@@ -108,9 +108,13 @@ pub fn resolve_knowing(
     if let Some(moved) = moved_key(theirs, ours) {
         return Err(moved);
     }
-    // A base that is another item (git paired its file with this one's as a rename) is no
-    // ancestor of either version: its engineer verdicts were given on another decision.
-    let base = base.filter(|b| b.kind() == ours.item.kind() && b.id() == ours.item.id());
+    // A base that is another item is no ancestor of either version: its engineer verdicts
+    // were given on another decision. Another id (git paired its file with this one's as a
+    // rename), or this id under another key ([`key_of`]: the id's item forgotten, and the id
+    // imported again for another subject, part or revision).
+    let base = base.filter(|b| {
+        b.kind() == ours.item.kind() && b.id() == ours.item.id() && key_of(b) == key_of(ours.item)
+    });
     let (o, t) = (ours.item.text(), theirs.item.text());
     let b = base.map(Item::text);
     if o == t {
@@ -905,6 +909,59 @@ mod tests {
             assert_eq!(basis(&r.item)[0].verdict, None, "{:?}", r.conflict);
             assert!(!r.conflict.unwrap_or_default().contains("from the base"));
         }
+    }
+
+    /// Regression (found by an adversarial pass on merge-file): a base of this id under
+    /// another key is another item too. Forgotten in two clones, the id was imported again in
+    /// each for another subject (an export line whose subject was corrected by hand), and
+    /// `git pull` handed merge-file the forgotten decision as the base of the new one's merge:
+    /// the engineer's verdict given on the forgotten "bracket" was "kept from the base" onto
+    /// "lever". Another subject, part or revision is no ancestor either.
+    #[test]
+    fn a_base_of_this_id_under_another_key_gives_the_merge_nothing() {
+        let moved = |i: Item, how: &dyn Fn(&mut Decision)| match i {
+            Item::Decision(mut d) => {
+                how(&mut d);
+                Item::Decision(d)
+            }
+            i => i,
+        };
+        let judged = || {
+            decision(
+                T1,
+                "hold",
+                vec![item(
+                    "Bore",
+                    Some((Judgement::Rejected, Via::Elicitation, T1)),
+                )],
+            )
+        };
+        let lever = |d: &mut Decision| d.subject = "lever".into();
+        let a = moved(decision(T2, "release", vec![item("Bore", None)]), &lever);
+        let b = moved(decision(T3, "rework", vec![item("Bore", None)]), &lever);
+        let bases = [
+            judged(),
+            moved(judged(), &|d| {
+                d.subject = "lever".into();
+                d.artifact.revision = format!("sha256:{}", "b".repeat(64));
+            }),
+            moved(judged(), &|d| {
+                d.subject = "lever".into();
+                d.artifact.uri = Some("file:///w/other.step".into());
+            }),
+        ];
+        for base in &bases {
+            assert_eq!(base.id(), a.id());
+            for (x, y) in [(&a, &b), (&b, &a)] {
+                let r = resolve(Some(base), side(x, "ours"), side(y, "theirs")).unwrap();
+                assert_eq!(basis(&r.item)[0].verdict, None, "{:?}", r.conflict);
+                assert!(!r.conflict.unwrap_or_default().contains("from the base"));
+            }
+        }
+        // The same key: the base is the ancestor, and its engineer verdict stands.
+        let base = moved(judged(), &lever);
+        let r = resolve(Some(&base), side(&a, "ours"), side(&b, "theirs")).unwrap();
+        assert!(basis(&r.item)[0].verdict.is_some(), "{:?}", r.conflict);
     }
 
     /// Regression: a conflict named a decision's version "by" the decision's author even when

@@ -4960,3 +4960,56 @@ fn seed16414_the_archive_holds_every_carried_feature() -> anyhow::Result<()> {
     run(&ops)?;
     Ok(())
 }
+
+/// Every clone's `git pull` merges with git's older `recursive` strategy (`pull.twohead`), as
+/// a team may set it: it hands the driver the rename's source path as `%P`, and merges the
+/// merge bases of a criss-cross history with the driver too.
+fn recursive_pulls(w: &World) -> anyhow::Result<()> {
+    for c in &w.clones {
+        git_ok(&c.dir, &["config", "pull.twohead", "recursive"])?;
+    }
+    Ok(())
+}
+
+/// Regression (seed 30007 of 80 operations under `recursive_pulls`, found by an adversarial
+/// sweep of the merge driver with git's other strategies, minimised to these 10 with
+/// `CONVERGE_MINIMISE_LIKE="but its place names"`): clone 0, not pulling, replaced its
+/// "chamfer" by clone 2's id (an import) and stated "bore"; clone 2 stated "bore" under
+/// another id. Clone 0's final pull paired the old chamfer's file, which both sides deleted,
+/// with each side's new "bore" as a rename (rename/rename): `recursive` handed the driver the
+/// three at clone 0's file and wrote its result to both new files, so clone 2's bore file held
+/// clone 0's bore, which every sync then refused ("holds record …, but its place names record
+/// …"). Seen failing before the fix; three different items are now left to git.
+#[test]
+fn seed30007_recursive_pulls_leave_no_item_under_another_item_s_name() -> anyhow::Result<()> {
+    use Op::*;
+    let remember = |c, rev, name| Remember {
+        c,
+        part: 0,
+        rev,
+        name,
+        tag: 2,
+    };
+    let rename = |c| Rename {
+        c,
+        part: 0,
+        rev: 1,
+        from: 0,
+        to: 0,
+    };
+    let ops = vec![
+        remember(0, 1, 2),
+        Sync { c: 0 },
+        remember(2, 2, 2),
+        Sync { c: 2 },
+        rename(0),
+        Sync { c: 1 },
+        Import { c: 0, from: 1 },
+        rename(2),
+        Commit { c: 0 },
+        Sync { c: 2 },
+    ];
+    let w = World::new()?;
+    recursive_pulls(&w)?;
+    run_in(w, &ops).map(drop)
+}

@@ -51,6 +51,7 @@ mod sync_copies;
 mod sync_folder;
 mod sync_git;
 mod sync_input;
+mod sync_pairing;
 mod sync_servers;
 mod sync_state;
 mod sync_team;
