@@ -736,7 +736,7 @@ mod tests {
     use super::*;
     use crate::review::history::Channel;
     use crate::store::NewDecision;
-    use crate::store::fixtures::{artifact, bore, next};
+    use crate::store::fixtures::{artifact, bore, next, query_plan};
 
     /// Regression (adversarial read of the carried-and-forgotten rule): the query of
     /// `feature_carried_on`, which sync asks for every new named feature it meets in the
@@ -749,14 +749,7 @@ mod tests {
     fn feature_carried_on_searches_the_events_of_the_id() {
         let mut store = Store::open_in_memory().unwrap();
         let conn = store.conn().unwrap();
-        let mut stmt = conn
-            .prepare(&format!("EXPLAIN QUERY PLAN {FEATURE_CARRIED_ON}"))
-            .unwrap();
-        let steps: Vec<String> = stmt
-            .query_map(["rec_1", "sha256:0"], |r| r.get(3))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let steps = query_plan(conn, FEATURE_CARRIED_ON, ["rec_1", "sha256:0"]);
         assert!(
             steps
                 .iter()

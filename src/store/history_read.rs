@@ -204,7 +204,7 @@ impl Store {
 mod tests {
     use super::*;
     use crate::store::NewDecision;
-    use crate::store::fixtures::artifact;
+    use crate::store::fixtures::{artifact, query_plan};
 
     fn bore(subject: &str) -> NewDecision {
         NewDecision {
@@ -245,12 +245,7 @@ mod tests {
             ),
         ] {
             let (sql, c) = forgotten_unbegun(&q);
-            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
-            let steps: Vec<String> = stmt
-                .query_map(rusqlite::params_from_iter(c.params), |r| r.get(3))
-                .unwrap()
-                .collect::<Result<_, _>>()
-                .unwrap();
+            let steps = query_plan(conn, &sql, rusqlite::params_from_iter(c.params));
             assert!(
                 steps
                     .iter()
