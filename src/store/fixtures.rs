@@ -1,5 +1,5 @@
 //! What the store's unit tests share: a revision, an artifact at it, a decision, a next page,
-//! and a count of the records' side rows; for the crate's other unit tests, a note to
+//! a query plan and a count of the records' side rows; for the crate's other unit tests, a note to
 //! remember; and for import's and `sync`'s, timestamps, and a feature record and a decision
 //! at a fixed revision and file.
 
@@ -20,6 +20,19 @@ pub(super) fn artifact(uri: Option<&str>) -> crate::review::Artifact {
         uri: uri.map(str::to_string),
         units: None,
     }
+}
+
+/// The steps of SQLite's plan for `sql` (`EXPLAIN QUERY PLAN`), each its `detail` text.
+pub(super) fn query_plan(
+    conn: &rusqlite::Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> Vec<String> {
+    let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+    stmt.query_map(params, |r| r.get(3))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
 }
 
 /// A decision "bore" with `disposition` and no basis, at [`artifact`] without a uri.

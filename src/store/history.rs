@@ -560,31 +560,49 @@ pub(super) fn history_page(
         Some(s) => s,
         None => tx.query_row("SELECT coalesce(max(seq), 0) FROM events", [], |r| r.get(0))?,
     };
-    let offset = page.after.map_or(0, |a| a.seq.max(0));
     let mut c = scope(q, "of");
     c.add("seq <= ?", [SqlValue::Integer(snapshot)]);
+    // A page after the first starts after the last event served, by its place in the order
+    // (its time, then its seq), found by its seq: a keyset, so each page costs what the first
+    // does. (It was the count served, an OFFSET: the page at 100,000 events of one file
+    // stepped over the 100,000 before it, and paging the whole history grew as its square.)
+    // A cursor of that older form (tier 0) still pages by count.
+    let mut offset = 0;
+    match page.after {
+        Some(a) if a.tier == KEYSET => {
+            c.add(
+                "(at, seq) < ((SELECT at FROM events WHERE seq = ?), ?)",
+                [SqlValue::Integer(a.seq), SqlValue::Integer(a.seq)],
+            );
+        }
+        Some(a) => offset = a.seq.max(0),
+        None => {}
+    }
     let limit = i64::try_from(page.limit).unwrap_or(i64::MAX);
     let sql = format!(
-        "SELECT body FROM events WHERE {} ORDER BY at DESC, seq DESC \
+        "SELECT seq, body FROM events WHERE {} ORDER BY at DESC, seq DESC \
          LIMIT ? OFFSET ?",
         c.joined()
     );
     let mut params = c.params;
     params.push(SqlValue::Integer(limit.saturating_add(1)));
     params.push(SqlValue::Integer(offset));
-    let bodies: Vec<String> = tx
-        .prepare(&sql)?
-        .query_map(rusqlite::params_from_iter(params), |r| r.get(0))?
+    let mut stmt = tx.prepare(&sql)?;
+    let rows: Vec<(i64, String)> = stmt
+        .query_map(rusqlite::params_from_iter(params), |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?
         .collect::<Result<_, _>>()?;
-    let more = bodies.len() > page.limit;
+    #[cfg(test)]
+    PAGE_STEPS.set(stmt.get_status(rusqlite::StatementStatus::VmStep));
+    let more = rows.len() > page.limit;
     let mut items = Vec::new();
-    for (n, body) in bodies.iter().take(page.limit).enumerate() {
-        let served = offset + i64::try_from(n).unwrap_or(i64::MAX) + 1;
+    for (seq, body) in rows.iter().take(page.limit) {
         items.push((
             parse(body)?,
             Position {
-                tier: 0,
-                seq: served,
+                tier: KEYSET,
+                seq: *seq,
             },
         ));
     }
@@ -594,6 +612,16 @@ pub(super) fn history_page(
         more,
     })
 }
+
+#[cfg(test)]
+thread_local! {
+    /// The SQLite virtual machine steps of the last page's query on this thread.
+    static PAGE_STEPS: std::cell::Cell<i32> = const { std::cell::Cell::new(0) };
+}
+
+/// The `tier` of a history page's position whose `seq` is the last event served (a keyset);
+/// 0 was the number of events served.
+const KEYSET: i64 = 1;
 
 impl Store {
     /// One page of the events matching `q`, newest first: by time, then (for events of the
@@ -708,7 +736,7 @@ mod tests {
     use super::*;
     use crate::review::history::Channel;
     use crate::store::NewDecision;
-    use crate::store::fixtures::{artifact, bore, next};
+    use crate::store::fixtures::{artifact, bore, next, query_plan};
 
     /// Regression (adversarial read of the carried-and-forgotten rule): the query of
     /// `feature_carried_on`, which sync asks for every new named feature it meets in the
@@ -721,14 +749,7 @@ mod tests {
     fn feature_carried_on_searches_the_events_of_the_id() {
         let mut store = Store::open_in_memory().unwrap();
         let conn = store.conn().unwrap();
-        let mut stmt = conn
-            .prepare(&format!("EXPLAIN QUERY PLAN {FEATURE_CARRIED_ON}"))
-            .unwrap();
-        let steps: Vec<String> = stmt
-            .query_map(["rec_1", "sha256:0"], |r| r.get(3))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let steps = query_plan(conn, FEATURE_CARRIED_ON, ["rec_1", "sha256:0"]);
         assert!(
             steps
                 .iter()
@@ -886,6 +907,52 @@ mod tests {
             ids
         };
         assert_eq!(exported([0, 1]), exported([1, 0]));
+    }
+
+    /// Regression (the largest valid inputs): a page after the first skipped the events
+    /// served before it (`OFFSET`), so the page at 100,000 events of one file stepped over
+    /// the 100,000 (27 ms of SQLite alone) and paging a whole history grew as its square. It
+    /// now starts after the last event served: a deep page costs the first page's steps.
+    #[test]
+    fn a_page_deep_in_a_long_history_costs_what_the_first_does() {
+        let mut store = Store::open_in_memory().unwrap();
+        for i in 0..1_500 {
+            let disposition = if i % 2 == 0 { "hold" } else { "release" };
+            store.remember_decision(&bore(disposition)).unwrap();
+        }
+        let q = HistoryQuery {
+            revision: Some(artifact(None).revision),
+            ..HistoryQuery::default()
+        };
+        let mut req = PageRequest::first(10);
+        let mut pages = 0;
+        let mut steps = Vec::new();
+        let mut served = Vec::new();
+        loop {
+            let p = store.history(&q, req).unwrap();
+            steps.push(PAGE_STEPS.get());
+            served.extend(p.items.iter().map(|(e, _)| e.id.clone()));
+            pages += 1;
+            if !p.more {
+                break;
+            }
+            req = next(10, &p);
+        }
+        assert!(pages > 20, "{pages} pages");
+        let all: Vec<String> = store
+            .history(&q, PageRequest::first(2_000))
+            .unwrap()
+            .items
+            .into_iter()
+            .map(|(e, _)| e.id)
+            .collect();
+        assert_eq!(served, all, "the pages serve the history once, in order");
+        let (first, deep) = (steps[0], steps[pages - 2]);
+        assert!(
+            deep <= first * 2,
+            "page {} took {deep} SQLite steps, the first {first}: {steps:?}",
+            pages - 1
+        );
     }
 
     #[test]

@@ -471,6 +471,36 @@ mod tests {
         assert!(store.check().unwrap().is_empty());
     }
 
+    /// A schema-18 file upgrades to 19 with the partial indexes of the events that end an
+    /// item (`events_ended_locator`, `events_ended_revision`); its events are kept.
+    #[test]
+    fn v18_file_upgrades_with_the_indexes_of_endings() {
+        let conn = at_version(18);
+        conn.execute_batch(
+            "INSERT INTO events (id, at, step, of, locator, revision, after, body) \
+             VALUES ('evt-a', '2026-12-01T10:00:00.000Z', 0, 'dec_a', 'sha256:0', \
+                     'sha256:0', NULL, '{}');",
+        )
+        .unwrap();
+        let indexes = |conn: &Connection| -> i64 {
+            conn.query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index' \
+                 AND name IN ('events_ended_locator', 'events_ended_revision')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        assert_eq!(indexes(&conn), 0);
+        migrate(&conn, Path::new(":memory:"), false).unwrap();
+        assert_eq!(indexes(&conn), 2);
+        let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+        assert_eq!(count("SELECT count(*) FROM events WHERE after IS NULL"), 1);
+        let store = Store::from_connection(conn).unwrap();
+        let mut store = store;
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    }
+
     /// A schema-17 file upgrades to 18 with the index of a feature's superseded copies by
     /// their key (`records_copy_key`, which `feature_copy`'s query names), and checks sound.
     #[test]

@@ -10,6 +10,12 @@ use super::records::{Driver, record_filters};
 use super::search::{fts_words, match_all};
 use super::{DecisionQuery, RecordQuery, Store, StoreError};
 
+#[cfg(test)]
+thread_local! {
+    /// The SQLite virtual machine steps of the last count on this thread (0: none counted).
+    static COUNT_STEPS: std::cell::Cell<i32> = const { std::cell::Cell::new(0) };
+}
+
 /// Where an entity id is looked for at other revisions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EntityTable {
@@ -27,10 +33,16 @@ impl Store {
             current_only: false,
             ..q.clone()
         };
-        self.count_matching("decisions d", "decisions_fts", q.text.as_deref(), |c| {
-            decision_filters(c, &all, true);
-            c.add(&format!("NOT {CURRENT_DECISION}"), Vec::new());
-        })
+        self.count_matching(
+            "decisions d",
+            "decisions_fts",
+            q.text.as_deref(),
+            None,
+            |c| {
+                decision_filters(c, &all, true);
+                c.add(&format!("NOT {CURRENT_DECISION}"), Vec::new());
+            },
+        )
     }
 
     /// How many records match `q` (created by `snapshot`, the write counter of the page
@@ -45,29 +57,49 @@ impl Store {
             current_only: false,
             ..q.clone()
         };
-        self.count_matching("records r", "records_fts", q.text.as_deref(), |c| {
-            c.add("r.seq <= ?", [SqlValue::Integer(snapshot)]);
-            record_filters(c, &all, "r.seq", Driver::Records);
-            c.add(
-                &format!("r.superseded IS NOT NULL AND {RECORD_SAID_ON}"),
-                Vec::new(),
-            );
-            if let Some(rev) = &q.current_revision {
-                c.add("r.revision <> ?", [SqlValue::Text(rev.clone())]);
-            }
-        })
+        // Counting walks every record the query matches (at 50,000 records of which 45,000
+        // hold the word, 40 ms of a recall by text's first page, and as much by a common
+        // tag), and only the superseded copies among them count: where there is no copy at
+        // all (nothing was ever carried) the partial indexes of the copies say so at once.
+        let unless = "NOT EXISTS (SELECT 1 FROM records WHERE superseded IS NOT NULL)";
+        self.count_matching(
+            "records r",
+            "records_fts",
+            q.text.as_deref(),
+            Some(unless),
+            |c| {
+                c.add("r.seq <= ?", [SqlValue::Integer(snapshot)]);
+                record_filters(c, &all, "r.seq", Driver::Records);
+                c.add(
+                    &format!("r.superseded IS NOT NULL AND {RECORD_SAID_ON}"),
+                    Vec::new(),
+                );
+                if let Some(rev) = &q.current_revision {
+                    c.add("r.revision <> ?", [SqlValue::Text(rev.clone())]);
+                }
+            },
+        )
     }
 
     /// How many rows of `table` (`"records r"` or `"decisions d"`, its alias the one the
-    /// filters name) match `text` in `fts`, its full-text index, and what `filters` adds.
+    /// filters name) match `text` in `fts`, its full-text index, and what `filters` adds;
+    /// none, without counting, when `none_if` (a condition on the database) holds.
     fn count_matching(
         &mut self,
         table: &str,
         fts: &str,
         text: Option<&str>,
+        none_if: Option<&str>,
         filters: impl FnOnce(&mut Clause),
     ) -> Result<u64, StoreError> {
         let tx = self.read()?;
+        #[cfg(test)]
+        COUNT_STEPS.set(0);
+        if let Some(none_if) = none_if
+            && tx.query_row(&format!("SELECT {none_if}"), [], |r| r.get::<_, bool>(0))?
+        {
+            return Ok(0);
+        }
         let alias = table.rsplit(' ').next().unwrap_or(table);
         let mut c = Clause::default();
         if let Some(text) = text {
@@ -81,7 +113,10 @@ impl Store {
         }
         filters(&mut c);
         let sql = format!("SELECT count(*) FROM {table} WHERE {}", c.joined());
-        let n: i64 = tx.query_row(&sql, rusqlite::params_from_iter(c.params), |r| r.get(0))?;
+        let mut stmt = tx.prepare(&sql)?;
+        let n: i64 = stmt.query_row(rusqlite::params_from_iter(c.params), |r| r.get(0))?;
+        #[cfg(test)]
+        COUNT_STEPS.set(stmt.get_status(rusqlite::StatementStatus::VmStep));
         Ok(u64::try_from(n).unwrap_or(0))
     }
 
@@ -165,6 +200,35 @@ mod tests {
         r.entity_ids = vec![face.into()];
         r.name = name.map(str::to_string);
         store.remember(&r).unwrap();
+    }
+
+    /// Regression (the largest valid inputs): the superseded copies a current-only recall
+    /// left out were counted by walking every record the query matched, on every first page
+    /// (at 50,000 records of which 45,000 hold the word, 40 ms of a recall by text, and as
+    /// much by a common tag), also where nothing was ever carried. With no copy stored the
+    /// count is not walked: it costs the same at 20 matches and at 400.
+    #[test]
+    fn superseded_copies_are_not_counted_by_walking_the_matches_where_there_is_none() {
+        let mut s = Store::open_in_memory().unwrap();
+        let q = RecordQuery {
+            text: Some("bore".into()),
+            current_only: true,
+            ..RecordQuery::default()
+        };
+        let mut steps = Vec::new();
+        for more in [20, 380] {
+            for _ in 0..more {
+                let mut r = note_at(&rev(1), Some("/parts/a.step".into()));
+                r.note = Some("bore to H7".into());
+                s.remember(&r).unwrap();
+            }
+            assert_eq!(s.count_superseded_records(&q, i64::MAX).unwrap(), 0);
+            steps.push(COUNT_STEPS.get());
+        }
+        assert_eq!(
+            steps[0], steps[1],
+            "SQLite steps at 20 and 400 matches: {steps:?}"
+        );
     }
 
     #[test]
