@@ -410,19 +410,7 @@ fn a_revision_resource_asked_by_its_short_form_says_what_to_pass() {
             format!("review://revisions/{head}%E2%80%A6/report"),
             format!("review://revisions/{}/form3.csv", &REV_A[..15]),
         ] {
-            let got = read(&mut c, &uri);
-            let want = if era == Era::V2026_07_28 {
-                -32602
-            } else {
-                -32002
-            };
-            assert_eq!(got["error"]["code"], want, "{era:?} {uri}: {got}");
-            assert_eq!(got["error"]["data"], json!({"uri": uri}));
-            let message = got["error"]["message"].as_str().unwrap_or_default();
-            assert!(
-                message.starts_with("Resource not found: "),
-                "{uri}: {message}"
-            );
+            let message = not_found_saying_more(&mut c, era, &uri);
             assert!(message.contains("pass the whole revision"), "{message}");
             assert!(message.ends_with(&format!(" is {REV_A}")), "{message}");
         }
@@ -448,23 +436,30 @@ fn a_revision_resource_asked_by_a_checksum_digest_says_what_to_pass() {
             format!("review://revisions/{upper}/form3.csv"),
             format!("review://revisions/SHA256%3A{hex}"),
         ] {
-            let got = read(&mut c, &uri);
-            let want = if era == Era::V2026_07_28 {
-                -32602
-            } else {
-                -32002
-            };
-            assert_eq!(got["error"]["code"], want, "{era:?} {uri}: {got}");
-            assert_eq!(got["error"]["data"], json!({"uri": uri}));
-            let message = got["error"]["message"].as_str().unwrap_or_default();
-            assert!(
-                message.starts_with("Resource not found: "),
-                "{uri}: {message}"
-            );
+            let message = not_found_saying_more(&mut c, era, &uri);
             assert!(
                 message.ends_with(&format!("pass \"{REV_A}\"")),
                 "{uri}: {message}"
             );
         }
     }
+}
+
+/// Reads `uri`, which must be not found as every client knows it (the era's code, `data.uri`)
+/// with more said after "Resource not found: ": that message.
+fn not_found_saying_more(c: &mut Client, era: Era, uri: &str) -> String {
+    let got = read(c, uri);
+    let want = if era == Era::V2026_07_28 {
+        -32602
+    } else {
+        -32002
+    };
+    assert_eq!(got["error"]["code"], want, "{era:?} {uri}: {got}");
+    assert_eq!(got["error"]["data"], json!({"uri": uri}));
+    let message = got["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("Resource not found: "),
+        "{uri}: {message}"
+    );
+    message.to_string()
 }
