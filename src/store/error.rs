@@ -293,7 +293,7 @@ impl std::fmt::Display for StoreError {
             ),
             StoreError::Empty { path } => write!(
                 f,
-                "{} is empty: no review-mcp server has written to it yet (a server makes it a database at its first write); point --db or REVIEW_MCP_DB_PATH at the file your servers use",
+                "{} is empty: nothing has been written to it yet (a server, or the first `import` or `sync`, makes it a database at its first write; one stopped before that leaves it empty, with nothing lost); point --db or REVIEW_MCP_DB_PATH at the file your servers use, or run that import or sync again",
                 path.display()
             ),
             StoreError::PrivateCopy { root, detail } => write!(

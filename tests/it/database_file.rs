@@ -1560,7 +1560,9 @@ fn read_only_commands_under_an_exclusive_lock_say_locked() -> anyhow::Result<()>
 
 /// `check`, `export` and `backup` of an empty file (one a server was stopped right after
 /// creating, or a `touch`): refused, saying it is empty and where to point instead; nothing
-/// is written to it.
+/// is written to it. A first `import` or `sync` killed before it wrote leaves such a file too
+/// (the crash audit of the thirty-second session): the message, which said only that no
+/// server had written to it, names them and says to run them again.
 #[test]
 fn read_only_commands_on_an_empty_file_say_what_to_do() -> anyhow::Result<()> {
     let dir = TempDir::new("empty-file")?;
@@ -1574,7 +1576,9 @@ fn read_only_commands_on_an_empty_file_say_what_to_do() -> anyhow::Result<()> {
     ] {
         let out = run_cli(&db, &args)?;
         assert_failed_saying(&args, &out, |err| {
-            err.contains("is empty") && err.contains("point --db")
+            err.contains("is empty")
+                && err.contains("point --db")
+                && err.contains("run that import or sync again")
         });
     }
     assert_eq!(std::fs::metadata(&db)?.len(), 0);
