@@ -570,9 +570,25 @@ pub(super) fn history_page(
     let mut offset = 0;
     match page.after {
         Some(a) if a.tier == KEYSET => {
+            // The event the cursor names, within its snapshot. None: the file is not the one
+            // that minted the cursor (an older copy of the file put back in its place keeps
+            // the secret that seals cursors; `backup` gives its copy another), and comparing
+            // with no time would match nothing: the history would be answered as ended here.
+            let at: Option<String> = tx
+                .prepare_cached("SELECT at FROM events WHERE seq = ?1 AND seq <= ?2")?
+                .query_row(params![a.seq, snapshot], |r| r.get(0))
+                .optional()?;
+            let Some(at) = at else {
+                return Err(StoreError::Invalid(
+                    "Invalid cursor: the event it continues after is not in this database (the \
+                     file was replaced since by an older copy of it). Start again without \
+                     cursor."
+                        .into(),
+                ));
+            };
             c.add(
-                "(at, seq) < ((SELECT at FROM events WHERE seq = ?), ?)",
-                [SqlValue::Integer(a.seq), SqlValue::Integer(a.seq)],
+                "(at, seq) < (?, ?)",
+                [SqlValue::Text(at), SqlValue::Integer(a.seq)],
             );
         }
         Some(a) => offset = a.seq.max(0),
@@ -953,6 +969,42 @@ mod tests {
             "page {} took {deep} SQLite steps, the first {first}: {steps:?}",
             pages - 1
         );
+    }
+
+    /// Regression (adversarial read of the keyset paging, adv6): a page after the first
+    /// starts after the event its cursor names, found by its seq. A cursor that outlived its
+    /// events (the file replaced by an older copy of it, `cp` of the stopped file put back,
+    /// which keeps the cursor secret, so the cursor is still sealed for it) named no event, the
+    /// comparison with a missing time matched nothing, and the history was answered as ended
+    /// there (no events, no more): paging stopped short, unsaid. It is refused, saying to start
+    /// again.
+    #[test]
+    fn a_cursor_whose_event_is_not_here_is_refused_not_answered_as_the_end() {
+        let mut store = Store::open_in_memory().unwrap();
+        for i in 0..6 {
+            store
+                .remember_decision(&bore(["hold", "release"][i % 2]))
+                .unwrap();
+        }
+        let q = HistoryQuery {
+            revision: Some(artifact(None).revision),
+            ..HistoryQuery::default()
+        };
+        let first = store.history(&q, PageRequest::first(2)).unwrap();
+        assert!(first.more);
+        let mut gone = next(2, &first);
+        let Some(after) = gone.after.as_mut() else {
+            panic!("no position: {first:?}");
+        };
+        after.seq += 1_000;
+        let answer = store.history(&q, gone);
+        assert!(
+            matches!(&answer, Err(StoreError::Invalid(m)) if m.contains("without cursor")),
+            "{answer:?}"
+        );
+        // The cursor of the page before still goes on.
+        let p = store.history(&q, next(2, &first)).unwrap();
+        assert_eq!(p.items.len(), 2);
     }
 
     #[test]

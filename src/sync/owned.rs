@@ -190,7 +190,10 @@ fn read_own(path: &Path, fix: &str) -> Result<Option<String>> {
 
 /// What the folder's README is: absent, sync's current text, or sync's (an older text,
 /// recognised by its marker line) to be rewritten. Any other README refuses the sync: it is
-/// not sync's to replace (`sync .` at a project's root).
+/// not sync's to replace (`sync .` at a project's root). In a folder synced before (`synced`:
+/// it holds its id file) the README was sync's: another is an edit or a file pulled in its
+/// place (merge-file leaves two items there to git), to restore or delete, not a reason to
+/// sync another folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Readme {
     Absent,
@@ -198,13 +201,21 @@ pub(super) enum Readme {
     Older,
 }
 
-pub(super) fn readme(folder: &Path) -> Result<Readme> {
+pub(super) fn readme(folder: &Path, synced: bool) -> Result<Readme> {
     let path = folder.join(README_FILE);
     Ok(match read_own(&path, README_FIX)? {
         None => Readme::Absent,
         // With CRLF line endings (git's `core.autocrlf=true`) it is the same text.
         Some(text) if text == README || text.replace("\r\n", "\n") == README => Readme::Current,
         Some(text) if text.contains(README_MARKER) => Readme::Older,
+        Some(_) if synced => {
+            return Err(fail!(
+                "{} is not the README review-mcp sync writes (an edit, or a file pulled in its \
+                 place): restore it as committed (`git checkout -- FILE`), or {README_FIX}; \
+                 nothing was changed",
+                shown(&path)
+            ));
+        }
         Some(_) => {
             return Err(fail!(
                 "{} is not the README review-mcp sync writes: sync keeps a folder of its own \

@@ -277,7 +277,7 @@ pub fn run(
     if new_id && !store.sync_snapshot(&id, legacy)?.has_bases()? {
         owned::refuse_foreign_entries(&folder)?;
     }
-    let readme = owned::readme(&folder)?;
+    let readme = owned::readme(&folder, !new_id)?;
     let attributes_current = owned::attributes(&folder)?;
     owned::refuse_case_variants(&folder)?;
     // git, as the repository is set, must check out and commit the files sync reads and

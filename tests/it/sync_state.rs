@@ -446,6 +446,40 @@ fn sync_never_replaces_a_readme_it_did_not_write() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Regression (adversarial read of merge-file's README rule, adv6): in a folder synced before
+/// (it holds its id file), a README.md that is not sync's (a teammate's edit, or a file that
+/// merge-file left there as an item, pulled) refused the sync advising another folder "of its
+/// own, such as DIR/review", a folder inside the synced one. It says to restore the README as
+/// committed or delete it (sync writes its own), and still changes nothing.
+#[test]
+fn a_synced_folder_s_replaced_readme_is_refused_saying_to_restore_or_delete_it()
+-> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-readme-replaced")?;
+    let dir = tmp.path();
+    let db = dir.join("a.db");
+    import(dir, &db, &[feature("rec_1", "bore", "x", T1)])?;
+    let folder = dir.join("review");
+    sync(&db, &folder)?;
+    let item = std::fs::read_to_string(folder.join("records/rec_1.json"))?;
+    std::fs::write(folder.join("README.md"), &item)?;
+    let out = review_mcp(&db, &["sync", &folder.to_string_lossy()])?;
+    assert!(!out.status.success(), "refused");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("README.md")
+            && err.contains("git checkout -- ")
+            && err.contains("delete it")
+            && !err.contains(&folder.join("review").display().to_string())
+            && err.contains("nothing was changed"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(folder.join("README.md"))?, item);
+    std::fs::remove_file(folder.join("README.md"))?;
+    sync(&db, &folder)?;
+    assert!(std::fs::read_to_string(folder.join("README.md"))?.contains("review-mcp sync"));
+    Ok(())
+}
+
 /// A first sync of a folder that holds files not its own (`sync .` at a project's root
 /// without a README) is refused, dry run too, naming them, and writes nothing: its
 /// `.gitattributes` (`* merge=review`) would have git merge every file of the project with
