@@ -2233,3 +2233,185 @@ fn sync_team_a_forget_after_the_carry_with_its_copy_forgotten_too_stands() -> an
     }
     Ok(())
 }
+
+/// Revision B of the bracket in a file renamed for it (`bracket_revB.step`): a carry to it
+/// moves the feature to another uri, its id kept.
+fn renamed_rev_b() -> Value {
+    artifact("bracket rev B", "/work/bracket_revB.step")
+}
+
+/// Alice states "bore" at A (`bracket.step`) and publishes; Bob pulls and syncs; Alice carries
+/// it on to B in the file renamed for B ([`renamed_rev_b`], "bore" mapped) and publishes.
+fn bore_carried_to_a_renamed_file(root: &Path) -> anyhow::Result<(Engineer, Engineer)> {
+    let (bare, mut a) = team_repository(root)?;
+    a.remember("bore", "ream to size")?;
+    a.publish("alice: first review")?;
+    let mut b = Engineer::start(root, &bare, "bob")?;
+    b.pull()?;
+    b.sync()?;
+    a.server
+        .call(
+            "carry_forward",
+            json!({"from": art(), "to": renamed_rev_b(), "changed": [], "change": "ECO",
+                   "map": []}),
+        )?
+        .ok()?;
+    a.publish("alice: carried to B, bracket_revB.step")?;
+    Ok((a, b))
+}
+
+/// Checks that `text` (an export or the folder's lines) holds "bore" live at B in the renamed
+/// file, carried, and its superseded copy at A in `bracket.step` noted `copy`, and nothing live
+/// at A.
+fn holds_the_renamed_carry(text: &str, copy: &str, what: &str) -> anyhow::Result<()> {
+    let rev = |v: Value| v["revision"].as_str().unwrap_or_default().to_string();
+    let (ra, rb) = (rev(art()), rev(renamed_rev_b()));
+    let live = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|v| v["record"].clone())
+        .find(|r| r["name"] == "bore" && r.get("superseded").is_none_or(Value::is_null));
+    ensure!(
+        live.as_ref()
+            .is_some_and(|r| r["artifact"]["revision"] == rb.as_str()
+                && r["artifact"]["uri"] == "file:///work/bracket_revB.step"
+                && r["carried"]["from"] == ra.as_str()),
+        "{what}: bore is live at B in bracket_revB.step, carried from A: {text}"
+    );
+    ensure!(
+        note_at(text, "bore", &ra, true).as_deref() == Some(copy)
+            && note_at(text, "bore", &ra, false).is_none(),
+        "{what}: the copy at A is kept ({copy:?}), nothing live there: {text}"
+    );
+    Ok(())
+}
+
+/// Regression (found by a trust review): a CAD file renamed per revision is carried on to the
+/// next file (`bracket.step` at A to `bracket_revB.step` at B), which moves the feature's
+/// uri, its id kept. Bob, who held the feature at A, pulled Alice's carry (a fast-forward) and
+/// his sync refused it: "no review-mcp moves one to another ... part ... restore the file",
+/// false, and following it would undo Alice's carry. Seen failing before the fix. The second
+/// round: Bob stated "bore" again at A (later, not synced) before he pulled: his sync's own
+/// three-way keeps the carry and his statement as what A says of the feature.
+#[test]
+fn sync_team_a_carry_to_a_renamed_file_is_synced_by_a_teammate() -> anyhow::Result<()> {
+    for restated in [false, true] {
+        let root = TempDir::new("sync-team-carry-renamed")?;
+        let (mut a, mut b) = bore_carried_to_a_renamed_file(root.path())?;
+        if restated {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            b.remember("bore", "bob: ream and deburr")?;
+        }
+        b.pull()?;
+        let said = b.sync()?;
+        let copy = match restated {
+            true => "bob: ream and deburr",
+            false => "ream to size",
+        };
+        for (what, text) in [
+            ("bob's folder", folder_lines(&b)?),
+            ("bob's database", b.export()?),
+        ] {
+            holds_the_renamed_carry(&text, copy, &format!("{what} ({said})"))?;
+        }
+        b.commit("bob: synced")?;
+        git_ok(&b.clone, &["push", "-q", "origin", "HEAD:main"])?;
+        a.pull()?;
+        a.sync()?;
+        holds_the_renamed_carry(&a.export()?, copy, "alice's database")?;
+    }
+    Ok(())
+}
+
+/// The same through the merge driver: Bob states "bore" again at A (later) and commits before
+/// he pulls Alice's carry to the renamed file. The driver refused the pair ("no review-mcp
+/// moves one to another ... part"), leaving the file to merge by hand. Now the carry stands
+/// and Bob's statement is what A says of the feature (as for a carry within one file). Seen
+/// failing before the fix.
+#[test]
+fn sync_team_a_carry_to_a_renamed_file_merges_over_a_statement_at_its_old_revision()
+-> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-carry-renamed-merge")?;
+    let (mut a, mut b) = bore_carried_to_a_renamed_file(root.path())?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    b.remember("bore", "bob: ream and deburr")?;
+    b.sync()?;
+    b.commit("bob: bore at A")?;
+    b.pull()?;
+    let said = b.sync()?;
+    b.commit("bob: synced")?;
+    for (what, text) in [
+        ("bob's folder", folder_lines(&b)?),
+        ("bob's database", b.export()?),
+    ] {
+        holds_the_renamed_carry(&text, "bob: ream and deburr", &format!("{what} ({said})"))?;
+    }
+    git_ok(&b.clone, &["push", "-q", "origin", "HEAD:main"])?;
+    a.pull()?;
+    a.sync()?;
+    holds_the_renamed_carry(&a.export()?, "bob: ream and deburr", "alice's database")?;
+    Ok(())
+}
+
+/// `import` of the carrier's export into a database that holds the feature at A: the carried
+/// version to the renamed file is the feature's next version, not "an id names one feature".
+/// Seen failing before the fix.
+#[test]
+fn import_of_a_carry_to_a_renamed_file_takes_the_carry() -> anyhow::Result<()> {
+    let root = TempDir::new("import-carry-renamed")?;
+    let (a, b) = bore_carried_to_a_renamed_file(root.path())?;
+    let import = |lines: &str| -> anyhow::Result<Output> {
+        let export = root.join("alice.jsonl");
+        std::fs::write(&export, lines)?;
+        run(Command::new(binary())
+            .arg("--db")
+            .arg(&b.db)
+            .arg("import")
+            .arg(&export)
+            .env("MCP_LOG_LEVEL", "warn"))
+    };
+    let lines = a.export()?;
+    let bobs = b.export()?;
+    // The same move without the carry's mark (the uri edited by hand) is refused, as before.
+    let unmarked: String = lines
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap_or_default();
+            if let Some(r) = v.get_mut("record").and_then(Value::as_object_mut) {
+                r.remove("carried");
+            }
+            format!("{v}\n")
+        })
+        .collect();
+    let refused = import(&unmarked)?;
+    let said = String::from_utf8_lossy(&refused.stderr);
+    ensure!(
+        !refused.status.success() && said.contains("an id names one record"),
+        "an id moved to another file without a carry's mark is refused: {said}"
+    );
+    let imported = import(&lines)?;
+    ensure!(
+        imported.status.success(),
+        "bob imports alice's export: {}{}",
+        String::from_utf8_lossy(&imported.stdout),
+        String::from_utf8_lossy(&imported.stderr)
+    );
+    holds_the_renamed_carry(&b.export()?, "ream to size", "bob's database")?;
+    // The other way: Alice imports Bob's export (bore at A, before the carry): the carry
+    // stands, and A's statement is its copy there.
+    let export = root.join("bob.jsonl");
+    std::fs::write(&export, bobs)?;
+    let imported = run(Command::new(binary())
+        .arg("--db")
+        .arg(&a.db)
+        .arg("import")
+        .arg(&export)
+        .env("MCP_LOG_LEVEL", "warn"))?;
+    ensure!(
+        imported.status.success(),
+        "alice imports bob's export: {}",
+        String::from_utf8_lossy(&imported.stderr)
+    );
+    holds_the_renamed_carry(&a.export()?, "ream to size", "alice's database")?;
+    Ok(())
+}
