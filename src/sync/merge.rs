@@ -804,12 +804,16 @@ mod tests {
         let (a, m) = (Item::Record(at_a.clone()), Item::Record(moved.clone()));
         assert_eq!(moved_key(side(&m, "folder"), side(&a, "database")), None);
         assert_eq!(moved_key(side(&a, "folder"), side(&m, "database")), None);
-        let r = resolve(Some(&a), side(&a, "ours"), side(&m, "theirs")).unwrap();
-        assert_eq!(
-            (r.item, r.conflict),
-            (m.clone(), None),
-            "the carry is taken"
-        );
+        // The base at the old file is the ancestor whichever side carried: the carry is
+        // taken as a change of one side, no conflict.
+        for (ours, theirs) in [(&a, &m), (&m, &a)] {
+            let r = resolve(Some(&a), side(ours, "ours"), side(theirs, "theirs")).unwrap();
+            assert_eq!(
+                (r.item, r.conflict),
+                (m.clone(), None),
+                "the carry is taken"
+            );
+        }
         // Carried on unchanged: the old version is itself carried from the mark's revision.
         let mut origin_kept = at_a.clone();
         origin_kept.carried = Some(mark(&other_rev));

@@ -2353,6 +2353,58 @@ fn sync_team_a_carry_to_a_renamed_file_merges_over_a_statement_at_its_old_revisi
     Ok(())
 }
 
+/// The carrier's side of the driver: Alice carries "bore" to the renamed file and commits;
+/// Bob states it again at A and pushes first; Alice's pull hands the driver her carry as ours
+/// (its key moved from the base's) and his statement as theirs. The carry stands in her work
+/// tree, and every clone ends with Bob's statement as what A says of the feature. Seen failing
+/// before the fix (the driver refused the pair).
+#[test]
+fn sync_team_a_carry_to_a_renamed_file_pulled_over_by_a_statement_stands() -> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-carry-renamed-carrier")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    a.remember("bore", "ream to size")?;
+    a.publish("alice: first review")?;
+    let mut b = Engineer::start(root.path(), &bare, "bob")?;
+    b.pull()?;
+    b.sync()?;
+    a.server
+        .call(
+            "carry_forward",
+            json!({"from": art(), "to": renamed_rev_b(), "changed": [], "change": "ECO",
+                   "map": []}),
+        )?
+        .ok()?;
+    a.sync()?;
+    a.commit("alice: carried to B, bracket_revB.step")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    b.remember("bore", "bob: ream and deburr")?;
+    b.publish("bob: bore at A")?;
+    a.pull()?;
+    let merged = folder_lines(&a)?;
+    let ra = art()["revision"].as_str().unwrap_or_default().to_string();
+    ensure!(
+        note_at(&merged, "bore", &ra, false).is_none(),
+        "the pull left bore live at A, a revision the carry moved it on from: {merged}"
+    );
+    a.publish("alice: merged")?;
+    b.pull()?;
+    b.publish("bob: synced")?;
+    a.pull()?;
+    a.sync()?;
+    for (what, text) in [
+        ("alice's database", a.export()?),
+        ("bob's database", b.export()?),
+        ("bob's folder", folder_lines(&b)?),
+    ] {
+        holds_the_renamed_carry(
+            &text,
+            "bob: ream and deburr",
+            &format!("{what} ({})", b.said),
+        )?;
+    }
+    Ok(())
+}
+
 /// `import` of the carrier's export into a database that holds the feature at A: the carried
 /// version to the renamed file is the feature's next version, not "an id names one feature".
 /// Seen failing before the fix.
