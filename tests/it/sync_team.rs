@@ -194,6 +194,17 @@ impl Engineer {
         ensure!(out.status.success(), "export failed");
         Ok(String::from_utf8(out.stdout)?)
     }
+
+    /// `review-mcp import` of `lines`, written to `file` first: what it said.
+    fn import(&self, file: &Path, lines: &str) -> anyhow::Result<Output> {
+        std::fs::write(file, lines)?;
+        run(Command::new(binary())
+            .arg("--db")
+            .arg(&self.db)
+            .arg("import")
+            .arg(file)
+            .env("MCP_LOG_LEVEL", "warn"))
+    }
 }
 
 /// A bare repository `team.git` in `root`, and alice's clone of it on `main` with the merge
@@ -1557,14 +1568,7 @@ fn bore_carried_to_b_in(
     carrier.remember("bore", "ream to size")?;
     carry(carrier, &art(), &rev_b)?;
     carrier.publish(&format!("{name}: bore, carried to B"))?;
-    let export = root.join(format!("{name}.jsonl"));
-    std::fs::write(&export, carrier.export()?)?;
-    let imported = run(Command::new(binary())
-        .arg("--db")
-        .arg(&other.db)
-        .arg("import")
-        .arg(&export)
-        .env("MCP_LOG_LEVEL", "warn"))?;
+    let imported = other.import(&root.join(format!("{name}.jsonl")), &carrier.export()?)?;
     ensure!(
         imported.status.success(),
         "{other_name} imports {name}'s export"
@@ -2241,8 +2245,15 @@ fn renamed_rev_b() -> Value {
 }
 
 /// Alice states "bore" at A (`bracket.step`) and publishes; Bob pulls and syncs; Alice carries
-/// it on to B in the file renamed for B ([`renamed_rev_b`], "bore" mapped) and publishes.
+/// it on to B in the file renamed for B ([`renamed_rev_b`]) and publishes.
 fn bore_carried_to_a_renamed_file(root: &Path) -> anyhow::Result<(Engineer, Engineer)> {
+    let (a, b) = bore_carried_unpushed(root)?;
+    git_ok(&a.clone, &["push", "-q", "origin", "HEAD:main"])?;
+    Ok((a, b))
+}
+
+/// [`bore_carried_to_a_renamed_file`], Alice's carry synced and committed, not pushed.
+fn bore_carried_unpushed(root: &Path) -> anyhow::Result<(Engineer, Engineer)> {
     let (bare, mut a) = team_repository(root)?;
     a.remember("bore", "ream to size")?;
     a.publish("alice: first review")?;
@@ -2256,7 +2267,8 @@ fn bore_carried_to_a_renamed_file(root: &Path) -> anyhow::Result<(Engineer, Engi
                    "map": []}),
         )?
         .ok()?;
-    a.publish("alice: carried to B, bracket_revB.step")?;
+    a.sync()?;
+    a.commit("alice: carried to B, bracket_revB.step")?;
     Ok((a, b))
 }
 
@@ -2361,21 +2373,7 @@ fn sync_team_a_carry_to_a_renamed_file_merges_over_a_statement_at_its_old_revisi
 #[test]
 fn sync_team_a_carry_to_a_renamed_file_pulled_over_by_a_statement_stands() -> anyhow::Result<()> {
     let root = TempDir::new("sync-team-carry-renamed-carrier")?;
-    let (bare, mut a) = team_repository(root.path())?;
-    a.remember("bore", "ream to size")?;
-    a.publish("alice: first review")?;
-    let mut b = Engineer::start(root.path(), &bare, "bob")?;
-    b.pull()?;
-    b.sync()?;
-    a.server
-        .call(
-            "carry_forward",
-            json!({"from": art(), "to": renamed_rev_b(), "changed": [], "change": "ECO",
-                   "map": []}),
-        )?
-        .ok()?;
-    a.sync()?;
-    a.commit("alice: carried to B, bracket_revB.step")?;
+    let (mut a, mut b) = bore_carried_unpushed(root.path())?;
     std::thread::sleep(std::time::Duration::from_millis(5));
     b.remember("bore", "bob: ream and deburr")?;
     b.publish("bob: bore at A")?;
@@ -2412,16 +2410,7 @@ fn sync_team_a_carry_to_a_renamed_file_pulled_over_by_a_statement_stands() -> an
 fn import_of_a_carry_to_a_renamed_file_takes_the_carry() -> anyhow::Result<()> {
     let root = TempDir::new("import-carry-renamed")?;
     let (a, b) = bore_carried_to_a_renamed_file(root.path())?;
-    let import = |lines: &str| -> anyhow::Result<Output> {
-        let export = root.join("alice.jsonl");
-        std::fs::write(&export, lines)?;
-        run(Command::new(binary())
-            .arg("--db")
-            .arg(&b.db)
-            .arg("import")
-            .arg(&export)
-            .env("MCP_LOG_LEVEL", "warn"))
-    };
+    let import = |lines: &str| b.import(&root.join("alice.jsonl"), lines);
     let lines = a.export()?;
     let bobs = b.export()?;
     // The same move without the carry's mark (the uri edited by hand) is refused, as before.
@@ -2451,14 +2440,7 @@ fn import_of_a_carry_to_a_renamed_file_takes_the_carry() -> anyhow::Result<()> {
     holds_the_renamed_carry(&b.export()?, "ream to size", "bob's database")?;
     // The other way: Alice imports Bob's export (bore at A, before the carry): the carry
     // stands, and A's statement is its copy there.
-    let export = root.join("bob.jsonl");
-    std::fs::write(&export, bobs)?;
-    let imported = run(Command::new(binary())
-        .arg("--db")
-        .arg(&a.db)
-        .arg("import")
-        .arg(&export)
-        .env("MCP_LOG_LEVEL", "warn"))?;
+    let imported = a.import(&root.join("bob.jsonl"), &bobs)?;
     ensure!(
         imported.status.success(),
         "alice imports bob's export: {}",
