@@ -226,6 +226,33 @@ impl Record {
             && (base == Some(old) || c.from == old || c.ids_of.as_deref() == Some(old))
     }
 
+    /// Whether `self` is the feature `other` states, carried on by `carry_forward` (its id
+    /// kept): both live features of one kind, id and name at two revisions, `self`'s carry
+    /// mark naming `other`'s revision, or the revision `other` was itself carried on from
+    /// unchanged. A carry to a file renamed per revision (`bracket_revA.step` to
+    /// `bracket_revB.step`) moves the feature's uri, so its key: sync, the merge driver and
+    /// `import` take such a pair as two versions of the feature, and refuse an id moved to
+    /// another key without such a mark. A mark is the file's claim, but a file that claims
+    /// one could as well state the feature anew at the new file: the statement at the old
+    /// revision is kept as what that revision says of the feature, as for a carry within one
+    /// file, and a feature bears no engineer verdicts.
+    pub fn carry_of(&self, other: &Record) -> bool {
+        let Some(c) = &self.carried else {
+            return false;
+        };
+        let at = other.artifact.revision.as_str();
+        self.id == other.id
+            && self.kind == other.kind
+            && self.name.is_some()
+            && self.name == other.name
+            && self.superseded.is_none()
+            && other.superseded.is_none()
+            && self.artifact.revision != at
+            && (c.from == at
+                || c.ids_of.as_deref() == Some(at)
+                || other.carried.as_ref().is_some_and(|o| o.from == c.from))
+    }
+
     /// Whether `self` and `other` are one feature (one file and name, both live) under two
     /// ids, stated at two revisions: when one of the revisions was carried past for the
     /// feature, the statement there is what that revision says of it, and the other keeps

@@ -354,6 +354,21 @@ fn import_record(
         .prepare_cached("SELECT seq, kind, name, locator FROM records WHERE id = ?1")?
         .query_row([&r.id], |row| row.try_into())
         .optional()?;
+    // A feature carried on to a file renamed for its next revision (`carry_forward` keeps its
+    // id and moves its uri, so its key): the row its id holds under the old key is its
+    // version when either's carry mark names the other's revision ([`Record::carry_of`]),
+    // judged as the holder of the line's key is. Without such a mark the id is refused.
+    let holder = match (holder, &by_id, name) {
+        (None, Some((seq, ..)), Some(_)) => match load_record(tx, *seq)? {
+            Some(h) if r.carry_of(&h) || h.carry_of(r) => Some(Holder {
+                rid: *seq,
+                updated_at: h.updated_at,
+                seq: *seq,
+            }),
+            _ => None,
+        },
+        (h, ..) => h,
+    };
     let id_held = by_id.is_some();
     if let Some((rid, kind, name, locator)) = by_id
         && holder.as_ref().map(|h| h.rid) != Some(rid)

@@ -113,7 +113,9 @@ pub fn resolve_knowing(
     // rename), or this id under another key ([`key_of`]: the id's item forgotten, and the id
     // imported again for another subject, part or revision).
     let base = base.filter(|b| {
-        b.kind() == ours.item.kind() && b.id() == ours.item.id() && key_of(b) == key_of(ours.item)
+        b.kind() == ours.item.kind()
+            && b.id() == ours.item.id()
+            && (one_key(b, ours.item) || one_key(b, theirs.item))
     });
     let (o, t) = (ours.item.text(), theirs.item.text());
     let b = base.map(Item::text);
@@ -152,6 +154,18 @@ fn key_of(item: &Item) -> (&str, Option<&str>, Option<&str>, Option<&str>) {
     }
 }
 
+/// Whether `a` and `b` are versions of one item: one key ([`key_of`]), or one feature that
+/// `carry_forward` moved on to a file renamed for the next revision ([`Record::carry_of`]).
+fn one_key(a: &Item, b: &Item) -> bool {
+    if key_of(a) == key_of(b) {
+        return true;
+    }
+    match (a, b) {
+        (Item::Record(a), Item::Record(b)) => a.carry_of(b) || b.carry_of(a),
+        _ => false,
+    }
+}
+
 /// The key [`key_of`] gives `item`, for a reader: `decision "bracket" at file:///…, revision
 /// sha256:…`, stored strings short and escaped.
 fn key_shown(item: &Item) -> String {
@@ -180,14 +194,15 @@ fn key_shown(item: &Item) -> String {
 /// Why `moved` is not a version of the item `held` names (its id under another key, see
 /// [`key_of`]), each named by its side; `None` when it is.
 pub fn moved_key(moved: Side<'_>, held: Side<'_>) -> Option<String> {
-    if key_of(moved.item) == key_of(held.item) {
+    if one_key(moved.item, held.item) {
         return None;
     }
     let kind = moved.item.kind().as_str();
     Some(format!(
         "the {} version of {kind} {} is {}, but the {} version is {}: an id names one {kind} \
          for good (import refuses such a line too), and no review-mcp moves one to another \
-         revision, part, subject or name, which would carry its engineer verdicts to what they \
+         revision, part, subject or name (but `carry_forward`, whose mark on the feature names \
+         the revision it left), which would carry its engineer verdicts to what they \
          were never given on; if the other is wanted, it is another {kind}: give it a new id",
         moved.name,
         crate::text::inline(moved.item.id(), 80),
@@ -754,6 +769,111 @@ mod tests {
         let same_rev = Item::Record(at_a(T2, "other"));
         let r = resolve(Some(&b), side(&e, "ours"), side(&same_rev, "theirs")).unwrap();
         assert_eq!((r.item, r.stayed), (e.clone(), None));
+    }
+
+    /// A feature `carry_forward` moved on to a file renamed for the next revision (its uri,
+    /// so its key, moved; its id kept) is a version of the feature at the old file when its
+    /// mark names the old version's revision (or that version's own origin, carried on
+    /// unchanged); the same move without such a mark (a hand-edited uri, a re-keyed id), a
+    /// mark naming another revision, another name, or an old version superseded, is refused
+    /// as ever.
+    #[test]
+    fn a_carry_to_a_renamed_file_is_a_version_and_a_move_without_one_is_refused() {
+        use crate::review::carry::{Carried, CarryState, Superseded};
+        let b_rev = format!("sha256:{}", "b".repeat(64));
+        let other_rev = format!("sha256:{}", "c".repeat(64));
+        let at_a = fixtures::feature("rec_1", "bore", T1);
+        let mark = |from: &str| Carried {
+            changed: vec![],
+            from: from.into(),
+            ids_of: None,
+            state: CarryState::Inherited,
+            unmapped: vec![],
+            verdict: None,
+        };
+        let mut moved = Record {
+            carried: Some(mark(REV)),
+            ..fixtures::feature("rec_1", "bore", T2)
+        };
+        moved.artifact.revision.clone_from(&b_rev);
+        moved.artifact.uri = Some("file:///w/p_revB.step".into());
+        assert_ne!(
+            key_of(&Item::Record(moved.clone())),
+            key_of(&Item::Record(at_a.clone()))
+        );
+        let (a, m) = (Item::Record(at_a.clone()), Item::Record(moved.clone()));
+        assert_eq!(moved_key(side(&m, "folder"), side(&a, "database")), None);
+        assert_eq!(moved_key(side(&a, "folder"), side(&m, "database")), None);
+        // The base at the old file is the ancestor whichever side carried: the carry is
+        // taken as a change of one side, no conflict.
+        for (ours, theirs) in [(&a, &m), (&m, &a)] {
+            let r = resolve(Some(&a), side(ours, "ours"), side(theirs, "theirs")).unwrap();
+            assert_eq!(
+                (r.item, r.conflict),
+                (m.clone(), None),
+                "the carry is taken"
+            );
+        }
+        // Carried on unchanged: the old version is itself carried from the mark's revision.
+        let mut origin_kept = at_a.clone();
+        origin_kept.carried = Some(mark(&other_rev));
+        let mut further = moved.clone();
+        further.carried = Some(mark(&other_rev));
+        let (o, f) = (Item::Record(origin_kept), Item::Record(further));
+        assert_eq!(moved_key(side(&f, "folder"), side(&o, "database")), None);
+        let refused = |bad: Record| {
+            let bad = Item::Record(bad);
+            moved_key(side(&bad, "folder"), side(&a, "database"))
+                .is_some_and(|why| why.contains("an id names one record"))
+        };
+        assert!(
+            refused(Record {
+                carried: None,
+                ..moved.clone()
+            }),
+            "no mark"
+        );
+        assert!(
+            refused(Record {
+                carried: Some(mark(&other_rev)),
+                ..moved.clone()
+            }),
+            "another revision"
+        );
+        assert!(
+            refused(Record {
+                name: Some("slot".into()),
+                ..moved.clone()
+            }),
+            "another name"
+        );
+        let superseded = Some(Superseded {
+            at: T2.into(),
+            by: b_rev.clone(),
+            change: None,
+        });
+        assert!(
+            refused(Record {
+                superseded,
+                ..moved.clone()
+            }),
+            "superseded"
+        );
+        assert!(
+            resolve(
+                Some(&a),
+                side(&a, "ours"),
+                side(
+                    &Item::Record(Record {
+                        carried: None,
+                        ..moved
+                    }),
+                    "theirs"
+                )
+            )
+            .is_err(),
+            "a hand-moved key is refused by the merge"
+        );
     }
 
     #[test]

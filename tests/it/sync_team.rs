@@ -194,6 +194,17 @@ impl Engineer {
         ensure!(out.status.success(), "export failed");
         Ok(String::from_utf8(out.stdout)?)
     }
+
+    /// `review-mcp import` of `lines`, written to `file` first: what it said.
+    fn import(&self, file: &Path, lines: &str) -> anyhow::Result<Output> {
+        std::fs::write(file, lines)?;
+        run(Command::new(binary())
+            .arg("--db")
+            .arg(&self.db)
+            .arg("import")
+            .arg(file)
+            .env("MCP_LOG_LEVEL", "warn"))
+    }
 }
 
 /// A bare repository `team.git` in `root`, and alice's clone of it on `main` with the merge
@@ -1557,14 +1568,7 @@ fn bore_carried_to_b_in(
     carrier.remember("bore", "ream to size")?;
     carry(carrier, &art(), &rev_b)?;
     carrier.publish(&format!("{name}: bore, carried to B"))?;
-    let export = root.join(format!("{name}.jsonl"));
-    std::fs::write(&export, carrier.export()?)?;
-    let imported = run(Command::new(binary())
-        .arg("--db")
-        .arg(&other.db)
-        .arg("import")
-        .arg(&export)
-        .env("MCP_LOG_LEVEL", "warn"))?;
+    let imported = other.import(&root.join(format!("{name}.jsonl")), &carrier.export()?)?;
     ensure!(
         imported.status.success(),
         "{other_name} imports {name}'s export"
@@ -2231,5 +2235,217 @@ fn sync_team_a_forget_after_the_carry_with_its_copy_forgotten_too_stands() -> an
             );
         }
     }
+    Ok(())
+}
+
+/// Revision B of the bracket in a file renamed for it (`bracket_revB.step`): a carry to it
+/// moves the feature to another uri, its id kept.
+fn renamed_rev_b() -> Value {
+    artifact("bracket rev B", "/work/bracket_revB.step")
+}
+
+/// Alice states "bore" at A (`bracket.step`) and publishes; Bob pulls and syncs; Alice carries
+/// it on to B in the file renamed for B ([`renamed_rev_b`]) and publishes.
+fn bore_carried_to_a_renamed_file(root: &Path) -> anyhow::Result<(Engineer, Engineer)> {
+    let (a, b) = bore_carried_unpushed(root)?;
+    git_ok(&a.clone, &["push", "-q", "origin", "HEAD:main"])?;
+    Ok((a, b))
+}
+
+/// [`bore_carried_to_a_renamed_file`], Alice's carry synced and committed, not pushed.
+fn bore_carried_unpushed(root: &Path) -> anyhow::Result<(Engineer, Engineer)> {
+    let (bare, mut a) = team_repository(root)?;
+    a.remember("bore", "ream to size")?;
+    a.publish("alice: first review")?;
+    let mut b = Engineer::start(root, &bare, "bob")?;
+    b.pull()?;
+    b.sync()?;
+    a.server
+        .call(
+            "carry_forward",
+            json!({"from": art(), "to": renamed_rev_b(), "changed": [], "change": "ECO",
+                   "map": []}),
+        )?
+        .ok()?;
+    a.sync()?;
+    a.commit("alice: carried to B, bracket_revB.step")?;
+    Ok((a, b))
+}
+
+/// Checks that `text` (an export or the folder's lines) holds "bore" live at B in the renamed
+/// file, carried, and its superseded copy at A in `bracket.step` noted `copy`, and nothing live
+/// at A.
+fn holds_the_renamed_carry(text: &str, copy: &str, what: &str) -> anyhow::Result<()> {
+    let rev = |v: Value| v["revision"].as_str().unwrap_or_default().to_string();
+    let (ra, rb) = (rev(art()), rev(renamed_rev_b()));
+    let live = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|v| v["record"].clone())
+        .find(|r| r["name"] == "bore" && r.get("superseded").is_none_or(Value::is_null));
+    ensure!(
+        live.as_ref()
+            .is_some_and(|r| r["artifact"]["revision"] == rb.as_str()
+                && r["artifact"]["uri"] == "file:///work/bracket_revB.step"
+                && r["carried"]["from"] == ra.as_str()),
+        "{what}: bore is live at B in bracket_revB.step, carried from A: {text}"
+    );
+    ensure!(
+        note_at(text, "bore", &ra, true).as_deref() == Some(copy)
+            && note_at(text, "bore", &ra, false).is_none(),
+        "{what}: the copy at A is kept ({copy:?}), nothing live there: {text}"
+    );
+    Ok(())
+}
+
+/// Regression (found by a trust review): a CAD file renamed per revision is carried on to the
+/// next file (`bracket.step` at A to `bracket_revB.step` at B), which moves the feature's
+/// uri, its id kept. Bob, who held the feature at A, pulled Alice's carry (a fast-forward) and
+/// his sync refused it: "no review-mcp moves one to another ... part ... restore the file",
+/// false, and following it would undo Alice's carry. Seen failing before the fix. The second
+/// round: Bob stated "bore" again at A (later, not synced) before he pulled: his sync's own
+/// three-way keeps the carry and his statement as what A says of the feature.
+#[test]
+fn sync_team_a_carry_to_a_renamed_file_is_synced_by_a_teammate() -> anyhow::Result<()> {
+    for restated in [false, true] {
+        let root = TempDir::new("sync-team-carry-renamed")?;
+        let (mut a, mut b) = bore_carried_to_a_renamed_file(root.path())?;
+        if restated {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            b.remember("bore", "bob: ream and deburr")?;
+        }
+        b.pull()?;
+        let said = b.sync()?;
+        let copy = match restated {
+            true => "bob: ream and deburr",
+            false => "ream to size",
+        };
+        for (what, text) in [
+            ("bob's folder", folder_lines(&b)?),
+            ("bob's database", b.export()?),
+        ] {
+            holds_the_renamed_carry(&text, copy, &format!("{what} ({said})"))?;
+        }
+        b.commit("bob: synced")?;
+        git_ok(&b.clone, &["push", "-q", "origin", "HEAD:main"])?;
+        a.pull()?;
+        a.sync()?;
+        holds_the_renamed_carry(&a.export()?, copy, "alice's database")?;
+    }
+    Ok(())
+}
+
+/// The same through the merge driver: Bob states "bore" again at A (later) and commits before
+/// he pulls Alice's carry to the renamed file. The driver refused the pair ("no review-mcp
+/// moves one to another ... part"), leaving the file to merge by hand. Now the carry stands
+/// and Bob's statement is what A says of the feature (as for a carry within one file). Seen
+/// failing before the fix.
+#[test]
+fn sync_team_a_carry_to_a_renamed_file_merges_over_a_statement_at_its_old_revision()
+-> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-carry-renamed-merge")?;
+    let (mut a, mut b) = bore_carried_to_a_renamed_file(root.path())?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    b.remember("bore", "bob: ream and deburr")?;
+    b.sync()?;
+    b.commit("bob: bore at A")?;
+    b.pull()?;
+    let said = b.sync()?;
+    b.commit("bob: synced")?;
+    for (what, text) in [
+        ("bob's folder", folder_lines(&b)?),
+        ("bob's database", b.export()?),
+    ] {
+        holds_the_renamed_carry(&text, "bob: ream and deburr", &format!("{what} ({said})"))?;
+    }
+    git_ok(&b.clone, &["push", "-q", "origin", "HEAD:main"])?;
+    a.pull()?;
+    a.sync()?;
+    holds_the_renamed_carry(&a.export()?, "bob: ream and deburr", "alice's database")?;
+    Ok(())
+}
+
+/// The carrier's side of the driver: Alice carries "bore" to the renamed file and commits;
+/// Bob states it again at A and pushes first; Alice's pull hands the driver her carry as ours
+/// (its key moved from the base's) and his statement as theirs. The carry stands in her work
+/// tree, and every clone ends with Bob's statement as what A says of the feature. Seen failing
+/// before the fix (the driver refused the pair).
+#[test]
+fn sync_team_a_carry_to_a_renamed_file_pulled_over_by_a_statement_stands() -> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-carry-renamed-carrier")?;
+    let (mut a, mut b) = bore_carried_unpushed(root.path())?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    b.remember("bore", "bob: ream and deburr")?;
+    b.publish("bob: bore at A")?;
+    a.pull()?;
+    let merged = folder_lines(&a)?;
+    let ra = art()["revision"].as_str().unwrap_or_default().to_string();
+    ensure!(
+        note_at(&merged, "bore", &ra, false).is_none(),
+        "the pull left bore live at A, a revision the carry moved it on from: {merged}"
+    );
+    a.publish("alice: merged")?;
+    b.pull()?;
+    b.publish("bob: synced")?;
+    a.pull()?;
+    a.sync()?;
+    for (what, text) in [
+        ("alice's database", a.export()?),
+        ("bob's database", b.export()?),
+        ("bob's folder", folder_lines(&b)?),
+    ] {
+        holds_the_renamed_carry(
+            &text,
+            "bob: ream and deburr",
+            &format!("{what} ({})", b.said),
+        )?;
+    }
+    Ok(())
+}
+
+/// `import` of the carrier's export into a database that holds the feature at A: the carried
+/// version to the renamed file is the feature's next version, not "an id names one feature".
+/// Seen failing before the fix.
+#[test]
+fn import_of_a_carry_to_a_renamed_file_takes_the_carry() -> anyhow::Result<()> {
+    let root = TempDir::new("import-carry-renamed")?;
+    let (a, b) = bore_carried_to_a_renamed_file(root.path())?;
+    let import = |lines: &str| b.import(&root.join("alice.jsonl"), lines);
+    let lines = a.export()?;
+    let bobs = b.export()?;
+    // The same move without the carry's mark (the uri edited by hand) is refused, as before.
+    let unmarked: String = lines
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap_or_default();
+            if let Some(r) = v.get_mut("record").and_then(Value::as_object_mut) {
+                r.remove("carried");
+            }
+            format!("{v}\n")
+        })
+        .collect();
+    let refused = import(&unmarked)?;
+    let said = String::from_utf8_lossy(&refused.stderr);
+    ensure!(
+        !refused.status.success() && said.contains("an id names one record"),
+        "an id moved to another file without a carry's mark is refused: {said}"
+    );
+    let imported = import(&lines)?;
+    ensure!(
+        imported.status.success(),
+        "bob imports alice's export: {}{}",
+        String::from_utf8_lossy(&imported.stdout),
+        String::from_utf8_lossy(&imported.stderr)
+    );
+    holds_the_renamed_carry(&b.export()?, "ream to size", "bob's database")?;
+    // The other way: Alice imports Bob's export (bore at A, before the carry): the carry
+    // stands, and A's statement is its copy there.
+    let imported = a.import(&root.join("bob.jsonl"), &bobs)?;
+    ensure!(
+        imported.status.success(),
+        "alice imports bob's export: {}",
+        String::from_utf8_lossy(&imported.stderr)
+    );
+    holds_the_renamed_carry(&a.export()?, "ream to size", "alice's database")?;
     Ok(())
 }
