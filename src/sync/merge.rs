@@ -254,8 +254,6 @@ pub fn one_sided(before: Option<&Item>, changed: Side<'_>) -> Resolved {
     Resolved::conflict(Item::Decision(out), report, notes)
 }
 
-/// A verdict as the report names it: `rejected via app by Ada at 2026-…`, and `, as an
-/// approval` when it says it attests one (a claim the reviewer of an unsigned folder checks).
 /// A requirement named in a line: [`crate::text::quoted`], as every reader names one.
 pub(super) fn shown(requirement: &str) -> String {
     crate::text::quoted(requirement, REQUIREMENT_SHOWN)
@@ -264,6 +262,8 @@ pub(super) fn shown(requirement: &str) -> String {
 /// How many characters of a requirement a line names.
 const REQUIREMENT_SHOWN: usize = 200;
 
+/// A verdict as the report names it: `rejected via app by Ada at 2026-…`, and `, as an
+/// approval` when it says it attests one (a claim the reviewer of an unsigned folder checks).
 fn describe(v: &Verdict) -> String {
     format!(
         "{} via {}{} at {}{}",
