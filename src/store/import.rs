@@ -85,13 +85,13 @@ fn holder(row: &rusqlite::Row<'_>) -> rusqlite::Result<Holder> {
     })
 }
 
-/// Decides one line against the holder of its key, as read in the write transaction.
 /// A feature's name or a decision's subject in a refusal: [`crate::text::quoted`], as every
 /// reader names one (the marks of its script as they are, a character drawn as nothing shown).
 fn named(s: &str) -> String {
     crate::text::quoted(s, 200)
 }
 
+/// Decides one line against the holder of its key, as read in the write transaction.
 fn judge(holder: Option<&Holder>, updated_at: &str) -> Outcome {
     match holder {
         None => Outcome::Added,
