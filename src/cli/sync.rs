@@ -84,13 +84,8 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
             escape_controls(file)
         );
     }
-    for (file, own) in &counts.stale_kept {
-        let _ = writeln!(
-            out,
-            "deleted {} (a version merge-file set aside, stale: {} is back)",
-            escape_controls(file),
-            escape_controls(own)
-        );
+    for line in &counts.stale_kept {
+        let _ = writeln!(out, "{}", escape_controls(line));
     }
     deletions(&counts, dry_run, &mut out);
     let meanwhile = &counts.changed_meanwhile;

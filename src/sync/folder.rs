@@ -247,6 +247,9 @@ pub(super) struct Scan {
     /// The ids whose file is the version merge-file set aside ([`kept_of`]): their own is
     /// absent.
     kept: Vec<String>,
+    /// The ids whose version set aside sits beside their own file: the two are read merged
+    /// ([`merge_set_aside`]).
+    beside: Vec<String>,
     problems: Vec<String>,
 }
 
@@ -260,6 +263,7 @@ pub(super) fn scan(folder: &Path, kind: ItemKind) -> Result<Scan> {
         kind,
         files: Vec::new(),
         kept: Vec::new(),
+        beside: Vec::new(),
         problems: Vec::new(),
     };
     let dir = folder.join(kind.dir());
@@ -299,14 +303,15 @@ pub(super) fn scan(folder: &Path, kind: ItemKind) -> Result<Scan> {
             Err(why) => out.problems.push(format!("{}: {why}", shown(&path))),
         }
     }
-    // A version set aside stands for its item's file while that file is absent.
+    // A version set aside stands for its item's file while that file is absent; beside it,
+    // it is merged into it when the file is read.
     let own: std::collections::HashSet<&str> =
         out.files.iter().map(|(id, _)| id.as_str()).collect();
-    let kept: Vec<String> = std::mem::take(&mut out.kept)
+    let (beside, kept): (Vec<String>, Vec<String>) = std::mem::take(&mut out.kept)
         .into_iter()
-        .filter(|id| !own.contains(id.as_str()))
-        .collect();
+        .partition(|id| own.contains(id.as_str()));
     drop(own);
+    out.beside = beside;
     for id in kept {
         let path = kept_of(folder, kind, &id);
         match read_regular(&path, MAX_FILE_BYTES).map(lf_endings) {
@@ -322,7 +327,8 @@ pub(super) fn scan(folder: &Path, kind: ItemKind) -> Result<Scan> {
 
 /// Adds the scanned files to `entries`, validating each file that differs from both its base
 /// and the database (read again: only the changed few are kept in memory), within what is
-/// left of [`MAX_READ_BYTES`] after `spent` (the history files').
+/// left of [`MAX_READ_BYTES`] after `spent` (the history files'). A version set aside beside
+/// its item's file is read merged with it: those merges are returned ([`SetAside`]).
 pub(super) fn read_folder(
     folder: &Path,
     schemas: &Schemas,
@@ -330,8 +336,9 @@ pub(super) fn read_folder(
     mut problems: Vec<String>,
     mut spent: u64,
     entries: &mut Entries,
-) -> Result<()> {
+) -> Result<Vec<SetAside>> {
     let mut over = spent > MAX_READ_BYTES;
+    let mut set_aside = Vec::new();
     for scan in scanned {
         let scan = scan?;
         problems.extend(scan.problems);
@@ -342,6 +349,22 @@ pub(super) fn read_folder(
                 false => file_of(folder, kind, &id),
             };
             let e = entries.entry((kind, id.clone())).or_default();
+            if scan.beside.contains(&id) {
+                if over {
+                    continue;
+                }
+                match merge_set_aside(folder, schemas, kind, &id) {
+                    Ok((item, merged, read)) => {
+                        spent = spent.saturating_add(read);
+                        over = spent > MAX_READ_BYTES;
+                        let h = item.hash();
+                        e.file = Some((h, (!e.knows(&h)).then(|| Box::new(item))));
+                        set_aside.push(merged);
+                    }
+                    Err(why) => problems.push(why),
+                }
+                continue;
+            }
             if e.knows(&h) {
                 e.file = Some((h, None));
                 continue;
@@ -373,7 +396,7 @@ pub(super) fn read_folder(
         problems.insert(0, over_read_bytes(folder));
     }
     if problems.is_empty() {
-        return Ok(());
+        return Ok(set_aside);
     }
     let n = problems.len();
     problems.truncate(MAX_REPORTED);
@@ -387,6 +410,68 @@ pub(super) fn read_folder(
          again",
         problems.join("\n  ")
     ))
+}
+
+/// A version merge-file set aside ([`kept_of`]) that met its item's file: a later commit of
+/// a replay (`git pull --rebase`), a pull or a hand brought the file back, or `git merge
+/// --abort` restored it. The two are read as one version of the item, merged as two versions
+/// without a base are ([`resolve`]: the later kept, the engineer's verdicts carried, as the
+/// driver merges two versions set aside), which the sync takes for the folder's; once it goes
+/// through, it writes the merged text to the item's file and deletes the version set aside.
+#[derive(Debug)]
+pub(super) struct SetAside {
+    /// The version set aside.
+    pub(super) kept: PathBuf,
+    /// The item's file, and its hash as read (CRLF as LF).
+    pub(super) own: PathBuf,
+    pub(super) read: Hash,
+    /// The merged text, when it is not what the item's file holds (the version set aside
+    /// holds something the file lacks), and what the merge says of the two.
+    pub(super) text: Option<String>,
+    pub(super) said: Option<String>,
+}
+
+/// The item the version set aside as `id` and its file make ([`SetAside`]), the merge, and
+/// how many bytes were read. `Err` names the file that is not read, or the version set aside
+/// that is not merged (not a regular file, not an item, another item), and what to do.
+fn merge_set_aside(
+    folder: &Path,
+    schemas: &Schemas,
+    kind: ItemKind,
+    id: &str,
+) -> std::result::Result<(Item, SetAside, u64), String> {
+    let (own, kept) = (file_of(folder, kind, id), kept_of(folder, kind, id));
+    let read = |path: &Path| {
+        let bytes = read_regular(path, MAX_FILE_BYTES)
+            .map(lf_endings)
+            .map_err(|why| format!("{}: {why}", shown(path)))?;
+        match parse_file(&bytes, schemas, kind, id) {
+            Ok(item) => Ok((bytes, item)),
+            Err(why) => Err(format!("{}: {}", shown(path), escape_controls(&why))),
+        }
+    };
+    let (bytes, file) = read(&own)?;
+    let not_merged = |why: String| {
+        format!(
+            "{why} (a version merge-file set aside beside its item's file {}, which sync \
+             merges into that file: not merged; move it out of the folder to look at it, or \
+             delete it)",
+            shown(&own)
+        )
+    };
+    let (kept_bytes, earlier) = read(&kept).map_err(not_merged)?;
+    let merged = resolve(None, side(&file, "file's"), side(&earlier, "set-aside"))
+        .map_err(|why| not_merged(format!("{}: {}", shown(&kept), escape_controls(&why))))?;
+    let text = merged.item.text();
+    let read = (bytes.len() + kept_bytes.len()) as u64;
+    let set_aside = SetAside {
+        read: hash(&bytes),
+        text: (text.as_bytes() != bytes).then_some(text),
+        said: merged.conflict,
+        kept,
+        own,
+    };
+    Ok((merged.item, set_aside, read))
 }
 
 /// One item file, validated as an import line is, whose kind and id must match its place.
@@ -649,7 +734,8 @@ pub fn merge_files(
 }
 
 /// Where merge-file sets an item's version aside (`records/.<id>.json.kept`) when git
-/// is about to delete the item's own file; the next sync takes it as the item's file.
+/// is about to delete the item's own file; the next sync takes it as the item's file, or
+/// merges it into that file when the file is back ([`SetAside`]).
 pub(super) fn kept_of(folder: &Path, kind: ItemKind, id: &str) -> PathBuf {
     folder.join(kind.dir()).join(kept_name(id))
 }
@@ -670,14 +756,12 @@ pub(super) fn kept_id(file_name: &str) -> Option<&str> {
     is_file_id(id).then_some(id)
 }
 
-/// The versions merge-file set aside ([`kept_of`]): first those whose item has no file of its
-/// own, each place and the item's file it stands for (a sync takes it as that file, and puts
-/// it there once the database is committed); then those whose item's file is back beside
-/// them (a `git merge --abort` restores the file git was deleting and leaves the version set
-/// aside), stale, each place and that file: a sync deletes them, which would otherwise stand
-/// for the file the day it goes (a forget) and bring the item back.
-pub(super) fn kept_versions(folder: &Path) -> KeptVersions {
-    let mut out = (Vec::new(), Vec::new());
+/// The versions merge-file set aside ([`kept_of`]) whose item has no file of its own, each
+/// place and the item's file it stands for: a sync takes it as that file, and puts it there
+/// once the database is committed. One beside its item's file is merged into it
+/// ([`SetAside`]).
+pub(super) fn kept_versions(folder: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let mut out = Vec::new();
     for kind in ItemKind::ALL {
         let Ok(listing) = fs::read_dir(folder.join(kind.dir())) else {
             continue;
@@ -686,22 +770,15 @@ pub(super) fn kept_versions(folder: &Path) -> KeptVersions {
             let name = entry.file_name();
             if let Some(id) = name.to_str().and_then(kept_id) {
                 let own = file_of(folder, kind, id);
-                let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-                match fs::symlink_metadata(&own) {
-                    Err(_) => out.0.push((entry.path(), own)),
-                    Ok(_) if !is_dir => out.1.push((entry.path(), own)),
-                    Ok(_) => {}
+                if fs::symlink_metadata(&own).is_err() {
+                    out.push((entry.path(), own));
                 }
             }
         }
     }
-    out.0.sort();
-    out.1.sort();
+    out.sort();
     out
 }
-
-/// [`kept_versions`]: those that stand for their item's file, and the stale ones.
-pub(super) type KeptVersions = (Vec<(PathBuf, PathBuf)>, Vec<(PathBuf, PathBuf)>);
 
 /// Two different items handed to the driver: git paired one item's file, deleted on one
 /// side, with another item's file added on that side (two ids of one feature, a feature
@@ -775,7 +852,7 @@ fn unpair(
     // While git replays commits (`git pull --rebase`), a later one may add that very file:
     // written there now, untracked, it would stop that commit ("untracked working tree files
     // would be overwritten"), leaving the user mid-rebase. Set aside, it is in no commit's way.
-    let replaying = absent && super::git::replaying(dir);
+    let replaying = super::git::replaying(dir);
     let put = match absent && !replaying {
         true => own.clone(),
         false => dir.join(kept_name(other.id())),
@@ -796,14 +873,21 @@ fn unpair(
         (true, false) => format!("written back to its own file {} (commit it)", shown(&own)),
         (true, true) => format!(
             "set aside as {} (git is replaying commits, and a later one may add {}: once git \
-             is done, the next review-mcp sync puts it in place, or keeps that commit's \
-             version, the later)",
+             is done, the next review-mcp sync puts it in place, or merges it into that \
+             commit's version, the later kept)",
             shown(&put),
             shown(&own)
         ),
-        (false, _) => format!(
+        (false, true) => format!(
+            "set aside as {} (git deletes {} as it replays this commit, and a later one may \
+             bring it back: once git is done, the next review-mcp sync puts it back, or \
+             merges it into the version brought back, the later kept)",
+            shown(&put),
+            shown(&own)
+        ),
+        (false, false) => format!(
             "set aside as {} (git deletes {} after the merge; the next review-mcp sync puts \
-             it back)",
+             it back, or merges it into that file if it is back, the later kept)",
             shown(&put),
             shown(&own)
         ),
@@ -820,8 +904,8 @@ fn unpair(
 
 /// The text to set `other` aside as at `put`, and whether it merged with a version of the
 /// same item already there ([`resolve`] without a base: the later kept, the engineer's
-/// verdicts carried). Anything else at `put` (nothing, a link, not an item, another item) is
-/// written over, as sync would drop it.
+/// verdicts carried). Anything else at `put` (nothing, a link, not an item, another item:
+/// none a version merge-file wrote) is written over.
 fn set_aside_with(put: &Path, other: &Item, schemas: &Schemas) -> (String, bool) {
     let earlier = read_regular(put, MAX_FILE_BYTES)
         .ok()

@@ -72,8 +72,8 @@ use std::{fs, io};
 use super::apply::WRITE_BATCH;
 use super::apply::{Apply, complete, overlay};
 use super::folder::{
-    HASH_THREADS, fsync_dir, is_file_id, kept_versions, on_threads, read_folder, refuse_links,
-    remove_file, scan, write_all, write_atomic,
+    HASH_THREADS, SetAside, file_hash, fsync_dir, is_file_id, kept_versions, on_threads,
+    read_folder, refuse_links, remove_file, scan, write_all, write_atomic,
 };
 use super::history::{HISTORY_DIR, Held, engineer_verdict_events, missing_files, read_history};
 use super::line::{Schemas, check_event};
@@ -139,9 +139,10 @@ pub struct Counts {
     /// Item files put back from the versions merge-file set aside (git paired them with other
     /// items' files as renames), each `records/<id>.json`: new to git, to be committed.
     pub restored: Vec<String>,
-    /// Versions merge-file set aside whose item's file was back beside them, deleted (each
-    /// `records/.<id>.json.kept`, and that file).
-    pub stale_kept: Vec<(String, String)>,
+    /// Versions merge-file set aside whose item's file was back beside them, merged into
+    /// it and deleted, one line each ([`set_aside_line`]: `deleted records/.<id>.json.kept
+    /// …`).
+    pub stale_kept: Vec<String>,
 }
 
 /// What a sync did (or, in a dry run, would do), for the command to print; every text taken
@@ -231,7 +232,7 @@ pub fn run(
     let stale = owned::stale_temporaries(&folder)?;
     // Items' versions merge-file set aside (git paired their files with other items' as a
     // rename): read as the items' files, put in place after the commit.
-    let (kept, stale_kept) = kept_versions(&folder);
+    let kept = kept_versions(&folder);
     // A dry run acts exactly as the sync, on a private copy of the database (a database that
     // does not exist yet is an empty one in memory), and writes no file.
     // A refused sync leaves no database it created (declared first: dropped last).
@@ -253,16 +254,8 @@ pub fn run(
         .collect();
     // Where the versions merge-file set aside go in the plan: said once the sync knows which
     // files it deletes (a version of an item the database no longer holds is put back only for
-    // the deletion to take it).
+    // the deletion to take it) and which it merges into their items' files.
     let kept_at = lines.len();
-    lines.extend(stale_kept.iter().map(|(from, to)| {
-        let name = |p: &Path| p.strip_prefix(&folder).unwrap_or(p).display().to_string();
-        format!(
-            "delete {} (a version merge-file set aside, stale: {} is back)",
-            name(from),
-            name(to)
-        )
-    }));
     // The folder's id, written at its first sync, keys its state in the database, so a moved
     // checkout or another clone is the same folder.
     let new_id = found_id.is_none();
@@ -327,7 +320,7 @@ pub fn run(
     // some base would decide an item.
     let mut objects: Option<Option<super::git::Objects>> = None;
     let mut attempt = 0;
-    let (tx, mut entries, unheld) = loop {
+    let (tx, mut entries, unheld, set_aside) = loop {
         attempt += 1;
         // Read on the file itself (not on the empty stand-in of a file not created yet), the
         // database as read before the lock still holds when no one committed since.
@@ -336,7 +329,7 @@ pub fn run(
         // item files hashed and the changed ones validated (`gather`, which reads the
         // database too), with the snapshot's `data_version`.
         let snapshot = store.sync_snapshot(&id, legacy)?;
-        let read = gather(
+        let (read, set_aside) = gather(
             &snapshot,
             &folder,
             &schemas,
@@ -362,7 +355,7 @@ pub fn run(
         });
         let tx = store.sync_transaction(&id, legacy)?;
         if existed && tx.data_version()? == version {
-            break (tx, read, unheld);
+            break (tx, read, unheld, set_aside);
         }
         // Servers writing meanwhile (every run on a busy file): only the items the change
         // journal says were written since are read again under the lock, so their writes
@@ -381,7 +374,7 @@ pub fn run(
             combine(&tx, view)?
         };
         match again {
-            Some(entries) => break (tx, entries, unheld),
+            Some(entries) => break (tx, entries, unheld, set_aside),
             None if attempt < READ_ATTEMPTS => {
                 log::debug!("sync: the database changed an item whose file must be read again");
             }
@@ -486,11 +479,12 @@ pub fn run(
     // Listed once: an event of a verdict this sync took from an item file is not listed again.
     counts.arrived_events =
         engineer_verdict_events(&history.events, &history_added, &counts.arrived);
-    let kept_lines: Vec<String> = kept
+    let name = |p: &Path| p.strip_prefix(&folder).unwrap_or(p).display().to_string();
+    let kept_lines: Vec<String> = set_aside
         .iter()
-        .map(|(from, to)| {
-            let name = |p: &Path| p.strip_prefix(&folder).unwrap_or(p).display().to_string();
-            match finished.files_deleted.contains(&name(to)) {
+        .map(|s| set_aside_line(&name(&s.kept), &name(&s.own), s, false))
+        .chain(kept.iter().map(
+            |(from, to)| match finished.files_deleted.contains(&name(to)) {
                 true => format!(
                     "delete {} (merge-file set aside {}, which this sync deletes)",
                     name(from),
@@ -502,8 +496,8 @@ pub fn run(
                     name(to),
                     name(from)
                 ),
-            }
-        })
+            },
+        ))
         .collect();
     lines.splice(kept_at..kept_at, kept_lines);
     lines.extend(finished.lines);
@@ -583,12 +577,22 @@ pub fn run(
             counts.restored.push(name.display().to_string());
         }
     }
-    for (from, to) in &stale_kept {
-        if fs::symlink_metadata(to).is_ok() {
-            remove_file(from)?;
-            let name = |p: &Path| p.strip_prefix(&folder).unwrap_or(p).display().to_string();
-            counts.stale_kept.push((name(from), name(to)));
+    // The merge of a version set aside with its item's file, written there (unless a pull
+    // or an editor changed the file since it was read: both are left for the next sync to
+    // merge again), and only then the version set aside deleted.
+    let mut meanwhile = Vec::new();
+    for s in &set_aside {
+        if let Some(text) = &s.text {
+            if file_hash(&s.own) != Ok(Some(s.read)) {
+                meanwhile.push(name(&s.own));
+                continue;
+            }
+            write_atomic(&s.own, text)?;
+            owned::step("set-aside version merged into its file");
         }
+        remove_file(&s.kept)?;
+        let line = set_aside_line(&name(&s.kept), &name(&s.own), s, true);
+        counts.stale_kept.push(line);
     }
     for path in &stale {
         remove_file(path)?;
@@ -616,6 +620,11 @@ pub fn run(
             .unwrap_or_default()
     );
     counts.changed_meanwhile = left;
+    for own in meanwhile {
+        if !counts.changed_meanwhile.contains(&own) {
+            counts.changed_meanwhile.push(own);
+        }
+    }
     // A version set aside for an item the database no longer holds was put back only for
     // the deletion to take it: nothing restored is left to commit.
     counts.restored.retain(|name| folder.join(name).exists());
@@ -626,6 +635,27 @@ pub fn run(
         plan: lines,
         saved,
     })
+}
+
+/// What a sync does (`done`: did) with a version merge-file set aside, `kept`, that met its
+/// item's file `own` ([`SetAside`]): deletes it when the file holds all of it, or merges it
+/// into the file first.
+fn set_aside_line(kept: &str, own: &str, s: &SetAside, done: bool) -> String {
+    let (delete, merge, commit) = match done {
+        true => ("deleted", "merged", format!(": commit {own}")),
+        false => ("delete", "merge", String::new()),
+    };
+    match (&s.text, &s.said) {
+        (None, _) => {
+            format!("{delete} {kept} (a version merge-file set aside, stale: {own} is back)")
+        }
+        (Some(_), said) => format!(
+            "{merge} {kept} into {own}, then {delete} it (a version merge-file set aside, and \
+             {own} is back: {}){commit}",
+            said.as_deref()
+                .unwrap_or("merged as two versions of one item")
+        ),
+    }
 }
 
 /// Why a folder whose id this database last synced at `old`, another directory that still
@@ -1009,14 +1039,15 @@ pub(super) fn peak_memory() -> Option<u64> {
 /// Reads the database, the folder (on threads of its own, meanwhile: the two are independent
 /// until their hashes meet) and the bases, and validates the changed files; `problems` are
 /// the folder's other bad files (its history's), named with the items' in one refusal, and
-/// `spent` the bytes its history files took of what one sync reads.
+/// `spent` the bytes its history files took of what one sync reads. With the versions set
+/// aside that were read merged with their items' files.
 pub(super) fn gather(
     tx: &SyncTx<'_>,
     folder: &Path,
     schemas: &Schemas,
     problems: Vec<String>,
     spent: u64,
-) -> Result<Entries> {
+) -> Result<(Entries, Vec<SetAside>)> {
     let (entries, scanned) = std::thread::scope(|scope| {
         let scans: Vec<_> = ItemKind::ALL
             .map(|kind| scope.spawn(move || scan(folder, kind)))
@@ -1033,9 +1064,9 @@ pub(super) fn gather(
         (entries, scanned)
     });
     let mut entries = entries?;
-    read_folder(folder, schemas, scanned, problems, spent, &mut entries)?;
+    let set_aside = read_folder(folder, schemas, scanned, problems, spent, &mut entries)?;
     refuse_case_twins(&entries)?;
-    Ok(entries)
+    Ok((entries, set_aside))
 }
 
 /// Refuses two items of a kind whose ids differ only in letter case: on the case-insensitive

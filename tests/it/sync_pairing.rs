@@ -3,6 +3,8 @@
 //! id forgotten may be imported again for another subject. One rule holds in every case: a
 //! version or a base that is another item is never taken as a version or an ancestor of this
 //! item, so no engineer's verdict moves to an item it was not given on, and none is lost.
+//! The same holds of a version the driver set aside (`.<id>.json.kept`) that meets its item's
+//! file again: merged into it when it is a version of that item, refused when it is not.
 //! Each test plays real git (a bare remote, two clones with the driver set up), `review-mcp
 //! import` for the engineers' edits and `review-mcp sync` in each clone, and reads every
 //! clone's database at the end.
@@ -15,7 +17,7 @@ use serde_json::Value;
 use crate::support::TempDir;
 use crate::support::client::binary;
 use crate::support::git::{git, git_ok};
-use crate::sync_state::{export, import, sync};
+use crate::sync_state::{export, files, import, sync};
 
 const REV: &str = "sha256:1111111111111111111111111111111111111111111111111111111111111111";
 const T0: &str = "2026-01-02T00:00:00.000Z";
@@ -418,21 +420,16 @@ fn a_decision_both_sides_renamed_apart_is_left_to_git_with_each_file_its_own() -
     Ok(())
 }
 
-/// Adversarial read of the cross-kind pairing (adv6): the clone that forgot a feature and
-/// added a decision (git pairs the two files as a rename) imports the feature's id again in a
-/// later commit, with an older text than the other clone's edit, and pulls with `--rebase`.
-/// Replaying the first commit, merge-file sets the edit aside (git is replaying); the later
-/// commit brings the feature's file back. What every clone holds at the end.
-///
-/// Known defect (found by adv6 in the thirty-second session, not fixed): the later commit's
-/// file makes the set-aside version "stale" and sync deletes it (`sync::run`, the stale rule
-/// of commit 4155da04) without merging it: every clone ends with "drilled again" (T1) and the
-/// other clone's later edit "reamed" (T2) is gone, though its history names the replacement.
-/// Likely fix: when the item's file comes back, merge the set-aside version into it (the later
-/// kept, engineer verdicts carried) instead of deleting it, in sync's read stage, dry runs
-/// included; and unpair's message ("git deletes … after the merge") is false while replaying.
+/// Regression (found by adv6 in the thirty-second session): the clone that forgot a feature
+/// and added a decision (git pairs the two files as a rename) imports the feature's id again
+/// in a later commit, with an older text than the other clone's edit, and pulls with
+/// `--rebase`. Replaying the first commit, merge-file sets the edit aside (git is replaying);
+/// the later commit brings the feature's file back. sync took the version set aside for
+/// "stale" and deleted it unmerged: every clone ended with "drilled again" (T1) and the other
+/// clone's later edit "reamed" (T2) was gone, though its history named the replacement. A
+/// version set aside that meets its item's file is now merged into it (the later kept), and
+/// the driver's message says what happens while git replays.
 #[test]
-#[ignore = "known defect: a set-aside later edit is deleted as stale when a replayed commit brings the item's file back"]
 fn a_rebase_whose_later_commit_brings_the_paired_feature_back_keeps_the_later_edit()
 -> anyhow::Result<()> {
     let (rec, dec) = ("rec_0000000000000001", "dec_0000000000000002");
@@ -445,6 +442,10 @@ fn a_rebase_whose_later_commit_brings_the_paired_feature_back_keeps_the_later_ed
     b.import(&[feature(rec, "drilled again", T1)])?;
     b.commit("bore again")?;
     let said = meet(&a, &b, "--rebase -X find-renames=5%")?;
+    ensure!(
+        said.contains("as it replays this commit") && !said.contains("after the merge"),
+        "the driver says what git does while it replays: {said}"
+    );
     for c in [&a, &b] {
         let held = export(&c.db)?;
         let file = std::fs::read_to_string(c.folder.join(format!("records/{rec}.json")))?;
@@ -453,6 +454,283 @@ fn a_rebase_whose_later_commit_brings_the_paired_feature_back_keeps_the_later_ed
             "{}: the later edit of the feature (T2) lost: {file}\n{held}\n{said}",
             c.dir.display()
         );
+    }
+    Ok(())
+}
+
+/// Regression (the rule behind
+/// [`a_rebase_whose_later_commit_brings_the_paired_feature_back_keeps_the_later_edit`]): a
+/// version merge-file set aside that meets its item's file is merged into it as two versions
+/// without a base are, the later kept and the engineer's verdicts carried, by a dry run as by
+/// the sync, and the dry run changes nothing. Played with a decision the other clone judged
+/// (the engineer's verdict is on the side set aside, the later version brought back holds
+/// the assistant's: sync deleted the version set aside, and the verdict with it, in every
+/// clone), and with a feature whose version set aside is the older (the one brought back
+/// stays, nothing lost either way).
+#[test]
+fn a_version_set_aside_meeting_its_item_s_file_is_merged_into_it() -> anyhow::Result<()> {
+    let (rec, dec) = ("rec_0000000000000001", "dec_0000000000000002");
+    for judged in [true, false] {
+        let (_root, a, b) = match judged {
+            true => team(
+                "sync-pairing-judged-back",
+                &[decision(dec, "bracket", "hold", T0, None)],
+            )?,
+            false => team("sync-pairing-older-back", &[feature(rec, "drilled", T0)])?,
+        };
+        let (kind, id) = match judged {
+            true => ("decisions", dec),
+            false => ("records", rec),
+        };
+        // `a` judges the decision (or notes the feature); `b` forgets it for another item
+        // (git pairs the two files as a rename), then states it again, later.
+        match judged {
+            true => a.import(&[decision(dec, "bracket", "hold", T2, Some(&engineer(T2)))])?,
+            false => a.import(&[feature(rec, "reamed", T2)])?,
+        }
+        a.commit("a's edit")?;
+        match judged {
+            true => {
+                b.forget(dec)?;
+                b.import(&[feature(rec, "drilled", T1)])?;
+            }
+            false => {
+                b.forget_record(rec)?;
+                b.import(&[decision(dec, "bracket", "hold", T1, None)])?;
+            }
+        }
+        b.commit("forget, add another")?;
+        match judged {
+            true => b.import(&[decision(
+                dec,
+                "bracket",
+                "release",
+                T3,
+                Some(&assistant(T3)),
+            )])?,
+            false => b.import(&[feature(rec, "drilled again", T3)])?,
+        }
+        b.commit("again")?;
+        a.git(&["push", "-q", "origin", "main"])?;
+        let said = b.git(&[
+            "pull",
+            "--rebase",
+            "-X",
+            "find-renames=5%",
+            "origin",
+            "main",
+        ])?;
+        let kept = format!("{kind}/.{id}.json.kept");
+        let before = (files(&b.folder)?, export(&b.db)?);
+        ensure!(
+            said.contains("as it replays this commit") && b.folder.join(&kept).is_file(),
+            "{judged}: the driver set the version aside: {said}"
+        );
+        let dry = crate::sync_state::ok(crate::sync_state::review_mcp(
+            &b.db,
+            &["sync", "--dry-run", &b.folder.to_string_lossy()],
+        )?)?;
+        ensure!(
+            (files(&b.folder)?, export(&b.db)?) == before,
+            "{judged}: the dry run changed the folder or the database: {dry}"
+        );
+        let synced = b.sync()?;
+        let (line, what) = match judged {
+            true => (
+                format!("merge {kept} into {kind}/{id}.json, then delete"),
+                "merges",
+            ),
+            false => (
+                format!("delete {kept} (a version merge-file set aside, stale"),
+                "deletes",
+            ),
+        };
+        ensure!(
+            dry.contains(&format!("would {line}")),
+            "{judged}: the dry run {what} the version set aside: {dry}"
+        );
+        ensure!(
+            synced.contains(
+                &line
+                    .replace("merge ", "merged ")
+                    .replace("delete", "deleted")
+            ),
+            "{judged}: the sync says what it did as the dry run did: {synced}"
+        );
+        ensure!(!b.folder.join(&kept).exists(), "{judged}: {synced}");
+        b.git(&["add", "-A"])?;
+        b.git(&["commit", "-q", "--allow-empty", "-m", "merged"])?;
+        b.git(&["push", "-q", "origin", "main"])?;
+        a.git(&["pull", "-q", "origin", "main"])?;
+        a.sync()?;
+        let said = format!("{said}\n{dry}\n{synced}");
+        match judged {
+            true => {
+                every_clone_holds(
+                    [&a, &b],
+                    &["bracket"],
+                    &[T2],
+                    "the verdict set aside",
+                    &said,
+                )?;
+                for c in [&a, &b] {
+                    let d = c.decisions()?;
+                    ensure!(d[0]["disposition"] == "release", "the later kept: {d:?}");
+                }
+            }
+            false => {
+                for c in [&a, &b] {
+                    let held = export(&c.db)?;
+                    let notes: Vec<Value> = held
+                        .lines()
+                        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                        .map(|v| v["record"]["note"].clone())
+                        .filter(|n| !n.is_null())
+                        .collect();
+                    ensure!(notes == ["drilled again"], "the later kept: {held}\n{said}");
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Commits `text` as the version set aside of the item at `file` (`decisions/<id>.json`),
+/// beside that file, without a sync: as `git add -A` takes one that `git merge --abort` left
+/// (docs/command-line.md). `link`: a symbolic link to `text`'s path instead.
+fn commit_set_aside(c: &Clone, file: &str, text: &str, link: bool) -> anyhow::Result<()> {
+    let (dir, name) = file.split_once('/').unwrap_or(("", file));
+    let kept = c.folder.join(dir).join(format!(".{name}.kept"));
+    match link {
+        true => std::os::unix::fs::symlink(text, &kept)?,
+        false => std::fs::write(&kept, text)?,
+    }
+    c.git(&["add", "-A"])?;
+    c.git(&["commit", "-q", "-m", "set aside"])?;
+    Ok(())
+}
+
+/// Two versions set aside of one decision, one in each clone (each committed as `git add -A`
+/// takes a version a `git merge --abort` left beside its file): the driver merges the two as
+/// versions of one item, and the sync merges that into the decision's file, the later kept
+/// and the engineer's verdict of the earlier carried. sync deleted them unread ("stale"), and
+/// both versions with them, in every clone.
+#[test]
+fn two_versions_set_aside_of_one_decision_both_reach_its_file() -> anyhow::Result<()> {
+    let dec = "dec_0000000000000001";
+    let file = format!("decisions/{dec}.json");
+    let (_root, a, b) = team(
+        "sync-pairing-two-set-aside",
+        &[decision(dec, "bracket", "hold", T0, None)],
+    )?;
+    let pretty = |line: String| -> anyhow::Result<String> {
+        let v: Value = serde_json::from_str(&line)?;
+        Ok(format!("{}\n", serde_json::to_string_pretty(&v)?))
+    };
+    let judged = decision(dec, "bracket", "hold", T1, Some(&engineer(T1)));
+    commit_set_aside(&a, &file, &pretty(judged)?, false)?;
+    let later = decision(dec, "bracket", "rework", T2, Some(&assistant(T2)));
+    commit_set_aside(&b, &file, &pretty(later)?, false)?;
+    let said = meet(&a, &b, "--no-edit")?;
+    every_clone_holds([&a, &b], &["bracket"], &[T1], "the two set aside", &said)?;
+    for c in [&a, &b] {
+        let d = c.decisions()?;
+        ensure!(
+            d[0]["disposition"] == "rework",
+            "the later kept: {d:?}\n{said}"
+        );
+        let left = files(&c.folder.join("decisions"))?;
+        ensure!(left.len() == 1, "the versions set aside are gone: {left:?}");
+    }
+    Ok(())
+}
+
+/// A version set aside beside its item's file that is no version of that item is never
+/// merged into it, nor deleted: another id, the same id under another key (a feature of
+/// another name), a symbolic link (to a later version of the item, outside the folder: never
+/// followed). sync deleted each, unread, as "stale". It now refuses the folder, naming the
+/// file and what to do, and changes nothing.
+#[test]
+fn a_set_aside_version_that_is_another_item_or_a_link_is_refused_not_merged() -> anyhow::Result<()>
+{
+    let rec = "rec_0000000000000001";
+    let file = format!("records/{rec}.json");
+    let other = |id: &str, name: &str| {
+        feature(id, "reamed", T3).replace("\"bore\"", &format!("\"{name}\""))
+    };
+    let cases = [
+        ("another id", other("rec_0000000000000009", "bore"), false),
+        ("another key", other(rec, "slot"), false),
+        ("a link", "../../later.json".to_string(), true),
+    ];
+    for (what, text, link) in cases {
+        let (_root, a, b) = team("sync-pairing-kept-other", &[feature(rec, "drilled", T0)])?;
+        // The link's target: a later version of the item, outside the folder.
+        std::fs::write(a.dir.join("later.json"), feature(rec, "reamed", T3))?;
+        commit_set_aside(&a, &file, &text, link)?;
+        a.git(&["push", "-q", "origin", "main"])?;
+        b.git(&["pull", "-q", "--no-edit", "origin", "main"])?;
+        let before = (files(&b.folder)?, export(&b.db)?);
+        let out = crate::sync_state::review_mcp(&b.db, &["sync", &b.folder.to_string_lossy()])?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        ensure!(
+            !out.status.success()
+                && err.contains(&format!("records/.{rec}.json.kept"))
+                && err.contains("not merged"),
+            "{what}: sync did not refuse the version set aside: {err}{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        ensure!(
+            (files(&b.folder)?, export(&b.db)?) == before,
+            "{what}: the refused sync changed something: {err}"
+        );
+        ensure!(!export(&b.db)?.contains("reamed"), "{what}: {err}");
+    }
+    Ok(())
+}
+
+/// A sync killed at each of its steps in turn (the test hook `REVIEW_MCP_SYNC_FAIL_AT`) while
+/// it merges a version set aside into its item's file: the next sync ends where one not
+/// killed does, the later version with the engineer's verdict of the one set aside, in the
+/// file and in the database, and no version set aside left.
+#[test]
+fn a_sync_killed_while_it_merges_a_version_set_aside_loses_neither() -> anyhow::Result<()> {
+    let dec = "dec_0000000000000001";
+    let root = TempDir::new("sync-pairing-kill-set-aside")?;
+    let judged: Value =
+        serde_json::from_str(&decision(dec, "bracket", "hold", T2, Some(&engineer(T2))))?;
+    for n in 1.. {
+        let dir = root.join(&n.to_string());
+        std::fs::create_dir(&dir)?;
+        let (db, folder) = (dir.join("a.db"), dir.join("review"));
+        let later = decision(dec, "bracket", "release", T3, Some(&assistant(T3)));
+        import(&dir, &db, &[later])?;
+        sync(&db, &folder)?;
+        let kept = folder.join(format!("decisions/.{dec}.json.kept"));
+        std::fs::write(&kept, serde_json::to_string_pretty(&judged)?)?;
+        let killed = std::process::Command::new(binary())
+            .arg("--db")
+            .arg(&db)
+            .args(["sync", &folder.to_string_lossy()])
+            .env("MCP_LOG_LEVEL", "warn")
+            .env("REVIEW_MCP_SYNC_FAIL_AT", n.to_string())
+            .output()?;
+        let said = sync(&db, &folder)?;
+        let file: Value = serde_json::from_slice(&std::fs::read(
+            folder.join(format!("decisions/{dec}.json")),
+        )?)?;
+        let held: Value = serde_json::from_str(export(&db)?.lines().next().unwrap_or("{}"))?;
+        for (what, d) in [("file", &file["decision"]), ("database", &held["decision"])] {
+            ensure!(
+                d["disposition"] == "release" && d["basis"][0]["verdict"]["via"] == "app",
+                "killed at step {n}: the {what} holds {d}\n{said}"
+            );
+        }
+        ensure!(!kept.exists(), "killed at step {n}: {said}");
+        if killed.status.success() {
+            ensure!(n > 4, "the sync took {n} steps");
+            break;
+        }
     }
     Ok(())
 }
