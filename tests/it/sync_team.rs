@@ -195,6 +195,18 @@ impl Engineer {
         Ok(String::from_utf8(out.stdout)?)
     }
 
+    /// `review-mcp backup` of the database beside it (`NAME.backup.db`): its path.
+    fn backup(&self) -> anyhow::Result<PathBuf> {
+        let backup = self.db.with_extension("backup.db");
+        let out = run(Command::new(binary())
+            .arg("--db")
+            .arg(&self.db)
+            .arg("backup")
+            .arg(&backup))?;
+        ensure!(out.status.success(), "backup: {out:?}");
+        Ok(backup)
+    }
+
     /// `review-mcp import` of `lines`, written to `file` first: what it said.
     fn import(&self, file: &Path, lines: &str) -> anyhow::Result<Output> {
         std::fs::write(file, lines)?;
@@ -225,6 +237,32 @@ fn art() -> Value {
     artifact("bracket rev A", "/work/bracket.step")
 }
 
+/// The engineer rejects the flatness item (basis item 1) of decision `id` in `db` through the
+/// review card's path (`Store::record_verdicts`, beside a running server): the verdict's `at`.
+fn reject_flatness(db: &Path, id: &str) -> anyhow::Result<String> {
+    let mut store = Store::open(db)?;
+    let at = review_mcp::time::now();
+    let verdict = Verdict {
+        meaning: None,
+        author: None,
+        at: at.clone(),
+        judgement: Judgement::Rejected,
+        reason: Some("measured 0.08".into()),
+        via: Via::App,
+    };
+    let by_id = DecisionRef::Id(id);
+    let shown = store
+        .find_decision(&by_id)?
+        .and_then(|d| d.basis.get(1).map(|b| b.digest()))
+        .unwrap_or_default();
+    let outcome = store.record_verdicts(&by_id, Shown::Item(&shown), &[(1, verdict)])?;
+    ensure!(
+        matches!(outcome, VerdictsOutcome::Recorded(_)),
+        "{outcome:?}"
+    );
+    Ok(at.to_string())
+}
+
 #[test]
 fn sync_team_of_two_through_git_converges_and_keeps_the_engineers_verdict() -> anyhow::Result<()> {
     let root = TempDir::new("sync-team")?;
@@ -249,27 +287,7 @@ fn sync_team_of_two_through_git_converges_and_keeps_the_engineers_verdict() -> a
     // Alice: the engineer rejects the flatness item through her own channel (the review
     // card's path, `Store::record_verdicts`, while her server runs), and she adds a feature.
     // She commits but has not pushed when Bob pushes.
-    {
-        let mut store = Store::open(&a.db)?;
-        let verdict = Verdict {
-            meaning: None,
-            author: None,
-            at: review_mcp::time::now(),
-            judgement: Judgement::Rejected,
-            reason: Some("measured 0.08".into()),
-            via: Via::App,
-        };
-        let at = DecisionRef::Id(&decision_id);
-        let shown = store
-            .find_decision(&at)?
-            .and_then(|d| d.basis.get(1).map(|b| b.digest()))
-            .unwrap_or_default();
-        let outcome = store.record_verdicts(&at, Shown::Item(&shown), &[(1, verdict)])?;
-        ensure!(
-            matches!(outcome, VerdictsOutcome::Recorded(_)),
-            "{outcome:?}"
-        );
-    }
+    reject_flatness(&a.db, &decision_id)?;
     a.remember("chamfer", "0.5 x 45")?;
     a.sync()?;
     a.commit("alice: flatness rejected, chamfer")?;
@@ -297,10 +315,7 @@ fn sync_team_of_two_through_git_converges_and_keeps_the_engineers_verdict() -> a
     a.publish("alice: bore")?;
     b.pull()?;
     b.publish("bob: bore")?;
-    for e in [&mut a, &mut b] {
-        e.pull()?;
-        e.publish("settle")?;
-    }
+    settle(&mut [&mut a, &mut b])?;
     // Settled: a sync after a pull changes nothing on either side.
     for e in [&mut a, &mut b] {
         e.pull()?;
@@ -1739,13 +1754,7 @@ fn sync_team_a_restored_backup_keeps_what_it_synced_into_a_commit_never_pushed()
     a.remember("slot", "new")?;
     a.sync()?;
     a.commit("edited, never pushed")?;
-    let backup = root.join("alice-backup.db");
-    let out = run(Command::new(binary())
-        .arg("--db")
-        .arg(&a.db)
-        .arg("backup")
-        .arg(&backup))?;
-    ensure!(out.status.success(), "backup: {out:?}");
+    let backup = a.backup()?;
     // The working copy is lost with its commit; the backup is restored beside a fresh clone.
     drop(a);
     std::fs::remove_dir_all(root.join("alice"))?;
@@ -2528,4 +2537,158 @@ fn holds_the_renamed_carry_or_later(text: &str) -> anyhow::Result<()> {
         "bob's later statement at B is live, A's kept as its copy: {text}"
     );
     Ok(())
+}
+
+/// Each engineer in turn pulls and publishes.
+fn settle(team: &mut [&mut Engineer]) -> anyhow::Result<()> {
+    for e in team.iter_mut() {
+        e.pull()?;
+        e.publish("settle")?;
+    }
+    Ok(())
+}
+
+/// The engineer forgets the decision of [`Engineer::decide`] and publishes.
+fn forget_decision(e: &mut Engineer, message: &str) -> anyhow::Result<()> {
+    e.server
+        .call("forget", json!({"artifact": art(), "subject": "bracket"}))?
+        .ok()?;
+    e.publish(message)
+}
+
+/// Every engineer of `team` holds `want` ([`Held`]).
+fn all_hold(team: &[&Engineer], want: &Held, what: &str) -> anyhow::Result<()> {
+    let held = dispositions(team)?;
+    ensure!(held.iter().all(|d| d == want), "{what}: {held:?}");
+    Ok(())
+}
+
+/// One clone's decisions, as exported: (disposition, the `at` of the engineer's verdict on
+/// flatness, if any).
+type Held = Vec<(String, Option<String>)>;
+
+/// Each engineer's decisions ([`Held`]).
+fn dispositions(team: &[&Engineer]) -> anyhow::Result<Vec<Held>> {
+    team.iter()
+        .map(|e| {
+            Ok(e.export()?
+                .lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .filter_map(|mut l| l.get_mut("decision").map(Value::take))
+                .map(|d| {
+                    let v = &d["basis"][1]["verdict"];
+                    let engineer = v["via"] == "app";
+                    (
+                        d["disposition"].as_str().unwrap_or_default().to_string(),
+                        v["at"].as_str().filter(|_| engineer).map(str::to_string),
+                    )
+                })
+                .collect())
+        })
+        .collect()
+}
+
+/// Alice's decision, taken by Bob and Carol; Alice's engineer then rejects flatness (`at`).
+fn a_decision_bob_and_carol_hold(
+    root: &Path,
+) -> anyhow::Result<(Engineer, Engineer, Engineer, String)> {
+    let (bare, mut a) = team_repository(root)?;
+    let id = a.decide("hold", None)?["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    a.publish("alice: hold")?;
+    let mut b = Engineer::start(root, &bare, "bob")?;
+    let mut c = Engineer::start(root, &bare, "carol")?;
+    b.sync()?;
+    c.sync()?;
+    Ok((a, b, c, id))
+}
+
+/// The rule settled by `converge::seed16679` (docs/command-line.md, "A forget and an engineer's
+/// verdict"): a forget deletes the versions its clone held. Alice's engineer rejects flatness
+/// and does not sync; Carol restates the decision and publishes; Bob, who never saw the
+/// verdict, forgets Carol's version: Alice's sync keeps her judged version against that
+/// deletion, and it reaches the team, verdict and all.
+#[test]
+fn sync_team_a_forget_of_a_version_without_the_verdict_does_not_drop_it() -> anyhow::Result<()> {
+    let root = TempDir::new("team-forget-unjudged")?;
+    let (mut a, mut b, mut c, id) = a_decision_bob_and_carol_hold(root.path())?;
+    let at = reject_flatness(&a.db, &id)?;
+    c.decide("release", None)?;
+    c.publish("carol: release")?;
+    b.pull()?;
+    b.sync()?;
+    forget_decision(&mut b, "bob: forgot carol's release")?;
+    a.pull()?;
+    a.publish("alice: flatness rejected")?;
+    settle(&mut [&mut b, &mut c])?;
+    all_hold(
+        &[&a, &b, &c],
+        &vec![("hold".to_string(), Some(at))],
+        "every clone holds alice's judged decision",
+    )
+}
+
+/// Seed 16679 with real git: Bob, who held Alice's engineer verdict, forgets the decision;
+/// Carol, who never saw the verdict, restates it, and her change is kept against that forget
+/// without the verdict. Alice's database is a backup from before the verdict, her working
+/// copy still at the judged version: her pull is git's (her side of the file unchanged since
+/// the merge base: Carol's file, no driver run), and her sync brings no verdict back (none of
+/// her sides holds it). Bob forgets Carol's version: the decision is gone from every clone.
+/// The verdict stays in git's history: the judged version's file, on one line, imported,
+/// brings it back.
+#[test]
+fn sync_team_a_verdict_forgotten_by_a_clone_that_held_it_stays_forgotten() -> anyhow::Result<()> {
+    let root = TempDir::new("team-forget-judged")?;
+    let (mut a, mut b, mut c, id) = a_decision_bob_and_carol_hold(root.path())?;
+    let backup = a.backup()?;
+    let at = reject_flatness(&a.db, &id)?;
+    a.publish("alice: flatness rejected")?;
+    b.pull()?;
+    b.sync()?;
+    let judged = vec![("hold".to_string(), Some(at.clone()))];
+    all_hold(&[&b], &judged, "bob holds the verdict he forgets")?;
+    forget_decision(&mut b, "bob: forgot the judged decision")?;
+    c.decide("rework", None)?;
+    c.pull()?;
+    c.publish("carol: rework")?;
+    // Alice's server stopped, her database replaced by the backup (docs/database.md).
+    a.server = Server::start_as(&root.path().join("idle.db"), "alice")?;
+    for suffix in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", a.db.display()));
+    }
+    std::fs::copy(&backup, &a.db)?;
+    a.server = Server::start_as(&a.db, "alice")?;
+    a.pull()?;
+    a.publish("alice: restored")?;
+    b.pull()?;
+    b.sync()?;
+    all_hold(
+        &[&a, &b, &c],
+        &vec![("rework".to_string(), None)],
+        "every clone holds carol's restatement, without the verdict bob forgot",
+    )?;
+    forget_decision(&mut b, "bob: forgot carol's rework")?;
+    settle(&mut [&mut a, &mut c, &mut b])?;
+    all_hold(
+        &[&a, &b, &c],
+        &vec![],
+        "the decision is forgotten everywhere",
+    )?;
+    // The verdict stays in git's history: the judged version's file, imported, brings it back.
+    let commits = git_ok(&a.clone, &["log", "--format=%H", "-S", &at, "--", FOLDER])?;
+    let first = commits.lines().last().unwrap_or_default();
+    let file = git_ok(
+        &a.clone,
+        &["show", &format!("{first}:{FOLDER}/decisions/{id}.json")],
+    )?;
+    let line = serde_json::from_str::<Value>(&file)?.to_string() + "\n";
+    let out = c.import(&root.path().join("judged.jsonl"), &line)?;
+    ensure!(out.status.success(), "import: {out:?}");
+    all_hold(
+        &[&c],
+        &judged,
+        "the judged version from git's history, imported",
+    )
 }
