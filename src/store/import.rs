@@ -7,7 +7,8 @@ use super::decisions::rows::{load_decision, write_decision};
 use super::history;
 use super::page::next_seq;
 use super::records::rows::{
-    carried_on_from, carried_past_at, load_record, write_record, write_stated_before_carry,
+    carried_on_from, carried_past_at, carry_reaches, delete_records, load_record, write_record,
+    write_stated_before_carry,
 };
 use super::verdicts::find;
 use super::{DecisionRef, Store, StoreError};
@@ -358,21 +359,49 @@ fn import_record(
     // id and moves its uri, so its key): the row its id holds under the old key is its
     // version when either's carry mark names the other's revision ([`Record::carry_of`]),
     // judged as the holder of the line's key is. Without such a mark the id is refused.
+    // So through a chain of carries (A to B, stated again at B, B to C), each link shown by
+    // the feature's superseded copy or the carry's `carried` event ([`carry_reaches`]).
     let holder = match (holder, &by_id, name) {
         (None, Some((seq, ..)), Some(_)) => match load_record(tx, *seq)? {
-            Some(h) if r.carry_of(&h) || h.carry_of(r) => Some(Holder {
-                rid: *seq,
-                updated_at: h.updated_at,
-                seq: *seq,
-            }),
+            Some(h)
+                if carry_reaches(tx, r, &h, &|_| None)? || carry_reaches(tx, &h, r, &|_| None)? =>
+            {
+                Some(Holder {
+                    rid: *seq,
+                    updated_at: h.updated_at,
+                    seq: *seq,
+                })
+            }
             _ => None,
         },
         (h, ..) => h,
+    };
+    // The carry, its id held at the old file, meets a feature of its name stated at the new
+    // file under another id: one feature under two ids at one revision, as sync settles it.
+    // The carry moves its id on from the old file (what the old revision says of it kept in
+    // its superseded copy there), and the two ids are judged by their times.
+    let by_id = match (&holder, by_id, name) {
+        (Some(h), Some(held), Some(_)) if h.rid != held.0 && r.carried.is_some() => {
+            match load_record(tx, held.0)? {
+                Some(old) if carry_reaches(tx, r, &old, &|_| None)? => {
+                    delete_records(tx, &[held.0])?;
+                    stayed.push((old, r.clone()));
+                    None
+                }
+                _ => Some(held),
+            }
+        }
+        (_, by_id, _) => by_id,
     };
     let id_held = by_id.is_some();
     if let Some((rid, kind, name, locator)) = by_id
         && holder.as_ref().map(|h| h.rid) != Some(rid)
     {
+        // A carry the file shows link by link may be shown by lines after this one.
+        if !seen.whole {
+            seen.deferred.push(r.clone());
+            return Ok(Outcome::Deferred);
+        }
         let held = match name {
             Some(name) => format!("{kind} {} at {locator}", named(&name)),
             None => format!("{kind} at {locator}"),
@@ -1708,6 +1737,74 @@ mod tests {
                 None => first = Some((order, live)),
                 Some((o, f)) => assert_eq!(&live, f, "{order:?} against {o:?}"),
             }
+        }
+    }
+
+    /// Revision `n` of the part in a file renamed for it (`file:///p_rev<n>.step`).
+    fn renamed(n: u8) -> crate::review::Artifact {
+        crate::review::Artifact {
+            uri: Some(format!("file:///p_rev{n}.step")),
+            ..at(n)
+        }
+    }
+
+    /// `carry_forward` from `from` to `to`, face:3 unchanged.
+    fn carry_to(s: &mut Store, from: crate::review::Artifact, to: crate::review::Artifact) {
+        use crate::review::carry::EntityMap;
+        use crate::store::{CarryPlan, StoreError};
+        let map = EntityMap::new(&[("face:3".into(), "face:3".into())], &[]).unwrap();
+        let plan = CarryPlan {
+            from,
+            to,
+            map,
+            change: None,
+        };
+        s.carry_forward_answered(&plan, |_| Ok::<_, StoreError>(()))
+            .unwrap();
+    }
+
+    /// carryrules: a feature carried A to B and, stated again at B, B to C, each to a file
+    /// renamed for its revision (the mark at C names B), imported without its history into a
+    /// database that holds it at A, the live line first: the copies after it (A's superseded
+    /// by B, B's by C) show the chain, so the line is the feature's next version, in any
+    /// order of the file's lines. Before, the live line was refused ("an id names one
+    /// record"); and the same lines without the carry mark still are.
+    #[test]
+    fn a_chain_of_carries_to_renamed_files_shown_by_copies_after_the_line_is_taken() {
+        let mut one = Store::open_in_memory().unwrap();
+        let (feature, _) = one.remember(&mating(10, "original")).unwrap();
+        let mut two = Store::open_in_memory().unwrap();
+        two.import(&one.all_records().unwrap(), &[]).unwrap();
+        carry_to(&mut one, at(10), renamed(11));
+        one.remember(&NewRecord {
+            artifact: renamed(11),
+            ..mating(11, "at B")
+        })
+        .unwrap();
+        carry_to(&mut one, renamed(11), renamed(12));
+        let mut lines = one.all_records().unwrap();
+        lines.sort_by_key(|r| r.superseded.is_some());
+        assert!(lines[0].superseded.is_none() && lines[0].carried.is_some());
+        let unmarked: Vec<Record> = lines
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                r.carried = None;
+                r
+            })
+            .collect();
+        let mut refused = store_with(&two.all_records().unwrap(), &[]);
+        let err = refused.import(&unmarked, &[]).unwrap_err().to_string();
+        assert!(err.contains("an id names one record"), "{err}");
+        for file in [lines.clone(), lines.iter().rev().cloned().collect()] {
+            let mut db = store_with(&two.all_records().unwrap(), &[]);
+            db.import(&file, &[]).unwrap();
+            let records = db.all_records().unwrap();
+            let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
+            assert_eq!(live.len(), 1, "{records:?}");
+            assert_eq!(live[0].id, feature.id);
+            assert_eq!(live[0].artifact, renamed(12));
+            assert_eq!(live[0].note.as_deref(), Some("at B"));
         }
     }
 
