@@ -1133,10 +1133,8 @@ impl<'a, 't> Apply<'a, 't> {
     }
 
     /// Saves `item`, the database's version before this sync changes it, and with a live
-    /// feature the superseded copy the database holds of it at its revision: `import` takes a
-    /// statement whose file holds no such copy for one made where a carry of the feature from
-    /// there was not seen, and keeps it in that copy; beside it (the carried feature forgotten
-    /// where it stood, then stated anew there), the saved file's import brings it back live.
+    /// feature the superseded copy the database holds of it at its revision: what that
+    /// revision said of the feature, so the saved file restores both.
     fn save(&mut self, item: &Item) -> Result<()> {
         self.saver.push(item)?;
         if let Item::Record(r) = item
