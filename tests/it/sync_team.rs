@@ -2450,6 +2450,18 @@ fn import_of_a_carry_to_a_renamed_file_takes_the_carry() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// [`bore_carried_unpushed`], then Alice states "bore" again at B and carries it on to C in
+/// the file renamed for C (`bracket_revC.step`: its mark names B) and publishes both carries.
+/// Returns revision C with the two engineers.
+fn bore_carried_twice(root: &Path) -> anyhow::Result<(Engineer, Engineer, Value)> {
+    let (mut a, b) = bore_carried_unpushed(root)?;
+    a.remember_at(&renamed_rev_b(), "bore", "alice: at B")?;
+    let rev_c = artifact("bracket rev C", "/work/bracket_revC.step");
+    carry(&mut a, &renamed_rev_b(), &rev_c)?;
+    a.publish("alice: carried on to C, bracket_revC.step")?;
+    Ok((a, b, rev_c))
+}
+
 /// Regression (adv7, known defect until carryrules): the renamed-file carry was accepted only
 /// when the pulled version's mark named the revision the teammate holds (or its origin,
 /// carried unchanged). Alice carries "bore" from A (`bracket.step`) to B
@@ -2463,11 +2475,7 @@ fn import_of_a_carry_to_a_renamed_file_takes_the_carry() -> anyhow::Result<()> {
 fn sync_team_two_carries_to_renamed_files_restated_between_reach_a_teammate_at_the_first()
 -> anyhow::Result<()> {
     let root = TempDir::new("sync-team-two-renamed-carries")?;
-    let (mut a, mut b) = bore_carried_unpushed(root.path())?;
-    a.remember_at(&renamed_rev_b(), "bore", "alice: at B")?;
-    let rev_c = artifact("bracket rev C", "/work/bracket_revC.step");
-    carry(&mut a, &renamed_rev_b(), &rev_c)?;
-    a.publish("alice: carried on to C, bracket_revC.step")?;
+    let (a, mut b, rev_c) = bore_carried_twice(root.path())?;
     // Import into a copy of Bob's database as it stood, the sync into his own.
     let copy = root.path().join("bob-copy.db");
     std::fs::copy(&b.db, &copy)?;
@@ -2505,8 +2513,7 @@ fn sync_team_two_carries_to_renamed_files_restated_between_reach_a_teammate_at_t
 fn import_of_a_carry_to_a_renamed_file_meeting_a_statement_there_is_settled_as_sync_does()
 -> anyhow::Result<()> {
     let root = TempDir::new("import-carry-renamed-stated-there")?;
-    let (a, mut b) = bore_carried_to_a_renamed_file(root.path())?;
-    b.remember_at(&renamed_rev_b(), "bore", "bob: at B")?;
+    let (a, b) = bob_states_bore_at_b_after_the_carry(root.path())?;
     let out = b.import(&root.path().join("alice.jsonl"), &a.export()?)?;
     ensure!(
         out.status.success(),
@@ -2527,11 +2534,7 @@ fn import_of_a_carry_to_a_renamed_file_meeting_a_statement_there_is_settled_as_s
 fn sync_team_two_carries_to_renamed_files_merge_over_a_statement_at_the_first() -> anyhow::Result<()>
 {
     let root = TempDir::new("sync-team-two-renamed-carries-merge")?;
-    let (mut a, mut b) = bore_carried_unpushed(root.path())?;
-    a.remember_at(&renamed_rev_b(), "bore", "alice: at B")?;
-    let rev_c = artifact("bracket rev C", "/work/bracket_revC.step");
-    carry(&mut a, &renamed_rev_b(), &rev_c)?;
-    a.publish("alice: carried on to C, bracket_revC.step")?;
+    let (_a, mut b, rev_c) = bore_carried_twice(root.path())?;
     std::thread::sleep(std::time::Duration::from_millis(5));
     b.remember("bore", "bob: ream and deburr")?;
     b.sync()?;
@@ -2565,13 +2568,20 @@ fn sync_team_two_carries_to_renamed_files_merge_over_a_statement_at_the_first() 
 fn sync_team_a_carry_to_a_renamed_file_meeting_a_statement_there_keeps_the_later()
 -> anyhow::Result<()> {
     let root = TempDir::new("sync-carry-renamed-stated-there")?;
-    let (_a, mut b) = bore_carried_to_a_renamed_file(root.path())?;
-    b.remember_at(&renamed_rev_b(), "bore", "bob: at B")?;
+    let (_a, mut b) = bob_states_bore_at_b_after_the_carry(root.path())?;
     b.pull()?;
     let said = b.sync()?;
     holds_the_renamed_carry_or_later(&b.export()?)
         .with_context(|| format!("bob's sync: {said}"))?;
     holds_the_renamed_carry_or_later(&folder_lines(&b)?)
+}
+
+/// [`bore_carried_to_a_renamed_file`], then Bob, not having pulled it, states "bore" at B in
+/// the renamed file under his own id (later).
+fn bob_states_bore_at_b_after_the_carry(root: &Path) -> anyhow::Result<(Engineer, Engineer)> {
+    let (a, mut b) = bore_carried_to_a_renamed_file(root)?;
+    b.remember_at(&renamed_rev_b(), "bore", "bob: at B")?;
+    Ok((a, b))
 }
 
 /// Bob's later "bore" at B in the renamed file is the one live there, and A's copy is kept.
