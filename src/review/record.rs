@@ -10,6 +10,10 @@ use super::artifact::ArtifactWire;
 use super::Artifact;
 use super::carry::{Carried, Superseded};
 
+/// Where a carry of one feature (its id) moved it on from a revision, as its superseded copy
+/// there or the carry's `carried` event says ([`Record::carry_through`]); `None`: nothing says.
+pub type CarriedOn<'a> = &'a dyn Fn(&str) -> Option<String>;
+
 /// `feature` when the record has a name (re-remembering replaces), `note` otherwise
 /// (every call appends).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -237,20 +241,48 @@ impl Record {
     /// revision is kept as what that revision says of the feature, as for a carry within one
     /// file, and a feature bears no engineer verdicts.
     pub fn carry_of(&self, other: &Record) -> bool {
+        self.carry_through(other, &|_| None)
+    }
+
+    /// [`Record::carry_of`], also through a chain of carries (A to B, stated again at B, B to
+    /// C: the mark at C names B): `carried_on(revision)` says where a carry of this very
+    /// feature (its id) moved it on from `revision`, as its superseded copy there (its
+    /// `superseded.by`) or the carry's `carried` event shows it. Each link from `other`'s
+    /// revision on is one such carry, and the chain ends at the revision `self`'s mark names
+    /// (or at `self`'s own). Without a carry mark on `self` nothing is a carry: an id moved
+    /// to another key unmarked is still refused.
+    pub fn carry_through(&self, other: &Record, carried_on: CarriedOn<'_>) -> bool {
         let Some(c) = &self.carried else {
             return false;
         };
         let at = other.artifact.revision.as_str();
-        self.id == other.id
+        let named = |r: &str| c.from == r || c.ids_of.as_deref() == Some(r);
+        if !(self.id == other.id
             && self.kind == other.kind
             && self.name.is_some()
             && self.name == other.name
             && self.superseded.is_none()
             && other.superseded.is_none()
-            && self.artifact.revision != at
-            && (c.from == at
-                || c.ids_of.as_deref() == Some(at)
-                || other.carried.as_ref().is_some_and(|o| o.from == c.from))
+            && self.artifact.revision != at)
+        {
+            return false;
+        }
+        if named(at) || other.carried.as_ref().is_some_and(|o| o.from == c.from) {
+            return true;
+        }
+        // Each revision once: a chain of marks that loops (a forged file) ends.
+        let mut passed = std::collections::HashSet::from([at.to_string()]);
+        let mut revision = at.to_string();
+        while let Some(next) = carried_on(&revision) {
+            if named(&next) || next == self.artifact.revision {
+                return true;
+            }
+            if !passed.insert(next.clone()) {
+                return false;
+            }
+            revision = next;
+        }
+        false
     }
 
     /// Whether `self` and `other` are one feature (one file and name, both live) under two

@@ -7,7 +7,8 @@ use super::decisions::rows::{load_decision, write_decision};
 use super::history;
 use super::page::next_seq;
 use super::records::rows::{
-    carried_on_from, carried_past_at, load_record, write_record, write_stated_before_carry,
+    carried_on_from, carried_past_at, carry_reaches, delete_records, load_record, write_record,
+    write_stated_before_carry,
 };
 use super::verdicts::find;
 use super::{DecisionRef, Store, StoreError};
@@ -127,94 +128,15 @@ fn held_mark<T: Clone>(
 /// in, as what that revision says of the feature.
 type Stayed = (Record, Record);
 
-/// What the import has seen of its file and written so far, for the one judgement that
-/// needs the whole file: a feature stated under one id at a revision another id of its key was
-/// carried on from ([`contest`]).
+/// The lines of the file judged once every line is in: a line refused for its id waits for
+/// the lines after it, which may show the chain of carries that makes it the next version of
+/// the feature its id names ([`carry_reaches`]).
 #[derive(Default)]
 struct FileSeen {
-    /// The file's superseded copies of features: (locator, name, revision).
-    copies: std::collections::HashSet<(String, String, String)>,
-    /// What each of the file's superseded copies states ([`statement_print`]).
-    statements: std::collections::HashSet<u64>,
-    /// Rows of features' superseded copies this import added (none held before it).
-    added: std::collections::HashSet<i64>,
-    /// Rows of live features this import wrote (added or replaced).
-    written: std::collections::HashSet<i64>,
     /// Lines judged once every line is in.
     deferred: Vec<Record>,
     /// Every line is in: the deferred lines are judged now.
     whole: bool,
-}
-
-impl FileSeen {
-    /// Whether the file holds a superseded copy of `stated`'s feature at its revision.
-    fn holds_copy(&self, stated: &Record) -> bool {
-        let Some(name) = &stated.name else {
-            return false;
-        };
-        self.copies.contains(&(
-            stated.artifact.locator().to_string(),
-            name.clone(),
-            stated.artifact.revision.clone(),
-        ))
-    }
-
-    /// Notes `r` as a line of the file.
-    fn line(&mut self, r: &Record) {
-        if let (Some(name), Some(_)) = (&r.name, &r.superseded) {
-            self.statements.insert(statement_print(r));
-            self.copies.insert((
-                r.artifact.locator().to_string(),
-                name.clone(),
-                r.artifact.revision.clone(),
-            ));
-        }
-    }
-}
-
-/// What a feature's version states at its revision, as a superseded copy there holds it once
-/// a sync or an import kept it as what that revision says ([`Record::stated_before_carry`]:
-/// its text, tags, entities and author, dated as it): ids and marks left out.
-fn statement_print(r: &Record) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (
-        r.artifact.locator(),
-        &r.name,
-        &r.artifact.revision,
-        &r.note,
-        &r.tags,
-        &r.entity_ids,
-        &r.author,
-        &r.updated_at,
-    )
-        .hash(&mut h);
-    h.finish()
-}
-
-/// Whether a superseded copy of `stated`'s feature at its revision, in the file or the
-/// database, already holds `stated` itself, dated as it: a clone's sync (or an import) kept
-/// the statement as what that revision says of the carried feature, so it was made where the
-/// carry was not seen, though the clone that made it holds that copy beside it (the copy came
-/// to it after the statement, with a sync that no longer held the carried feature).
-fn settled_in_copy(
-    tx: &Transaction<'_>,
-    seen: &FileSeen,
-    stated: &Record,
-) -> Result<bool, StoreError> {
-    if stated.name.is_none() {
-        return Ok(false);
-    }
-    let print = statement_print(stated);
-    if seen.statements.contains(&print) {
-        return Ok(true);
-    }
-    for seq in copies_of(tx, stated)? {
-        if load_record(tx, seq)?.is_some_and(|c| statement_print(&c) == print) {
-            return Ok(true);
-        }
-    }
-    Ok(false)
 }
 
 /// Which of two live features of one key under two ids at two revisions is a statement at the
@@ -254,39 +176,8 @@ fn carried_from(tx: &Transaction<'_>, onward: &Record, revision: &str) -> Result
     Ok(history::feature_carried_on(tx, &onward.id, revision)?.is_some())
 }
 
-/// Whether the database held a superseded copy of `stated`'s feature at its revision before
-/// this import (a row of that key this import did not add).
-fn copy_held_before(
-    tx: &Transaction<'_>,
-    seen: &FileSeen,
-    stated: &Record,
-) -> Result<bool, StoreError> {
-    Ok(copies_of(tx, stated)?
-        .iter()
-        .any(|seq| !seen.added.contains(seq)))
-}
-
-/// The rows of the superseded copies the database holds of `stated`'s feature at its
-/// revision (none for a note).
-fn copies_of(tx: &Transaction<'_>, stated: &Record) -> Result<Vec<i64>, StoreError> {
-    let Some(name) = &stated.name else {
-        return Ok(Vec::new());
-    };
-    let mut stmt = tx.prepare_cached(
-        "SELECT seq FROM records INDEXED BY records_copy_key WHERE locator = ?1 AND name = ?2 \
-         AND revision = ?3 AND superseded IS NOT NULL",
-    )?;
-    let seqs = stmt
-        .query_map(
-            params![stated.artifact.locator(), name, stated.artifact.revision],
-            |row| row.get::<_, i64>(0),
-        )?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(seqs)
-}
-
-/// `stated`, a statement made where the carry of `onward` was not seen, as one of `onward`'s
-/// feature: under `onward`'s id (its copy at `stated`'s revision), unless a carry of `stated`'s
+/// `stated`, a statement at a revision the carry of `onward` moved the feature on from, as one
+/// of `onward`'s feature: under `onward`'s id (its copy at `stated`'s revision), unless a carry of `stated`'s
 /// own id moved it on from there (then its own copy), as sync keeps it.
 fn statement_of(
     tx: &Transaction<'_>,
@@ -308,9 +199,6 @@ fn import_record(
     stayed: &mut Vec<Stayed>,
     seen: &mut FileSeen,
 ) -> Result<Outcome, StoreError> {
-    if !seen.whole {
-        seen.line(r);
-    }
     // A live feature's key is its file and name; what an old revision said of a feature
     // (superseded, see `carry_forward`) is keyed by its id, as a note is.
     let name = r.name.as_ref().filter(|_| r.superseded.is_none());
@@ -358,21 +246,49 @@ fn import_record(
     // id and moves its uri, so its key): the row its id holds under the old key is its
     // version when either's carry mark names the other's revision ([`Record::carry_of`]),
     // judged as the holder of the line's key is. Without such a mark the id is refused.
+    // So through a chain of carries (A to B, stated again at B, B to C), each link shown by
+    // the feature's superseded copy or the carry's `carried` event ([`carry_reaches`]).
     let holder = match (holder, &by_id, name) {
         (None, Some((seq, ..)), Some(_)) => match load_record(tx, *seq)? {
-            Some(h) if r.carry_of(&h) || h.carry_of(r) => Some(Holder {
-                rid: *seq,
-                updated_at: h.updated_at,
-                seq: *seq,
-            }),
+            Some(h)
+                if carry_reaches(tx, r, &h, &|_| None)? || carry_reaches(tx, &h, r, &|_| None)? =>
+            {
+                Some(Holder {
+                    rid: *seq,
+                    updated_at: h.updated_at,
+                    seq: *seq,
+                })
+            }
             _ => None,
         },
         (h, ..) => h,
+    };
+    // The carry, its id held at the old file, meets a feature of its name stated at the new
+    // file under another id: one feature under two ids at one revision, as sync settles it.
+    // The carry moves its id on from the old file (what the old revision says of it kept in
+    // its superseded copy there), and the two ids are judged by their times.
+    let by_id = match (&holder, by_id, name) {
+        (Some(h), Some(held), Some(_)) if h.rid != held.0 && r.carried.is_some() => {
+            match load_record(tx, held.0)? {
+                Some(old) if carry_reaches(tx, r, &old, &|_| None)? => {
+                    delete_records(tx, &[held.0])?;
+                    stayed.push((old, r.clone()));
+                    None
+                }
+                _ => Some(held),
+            }
+        }
+        (_, by_id, _) => by_id,
     };
     let id_held = by_id.is_some();
     if let Some((rid, kind, name, locator)) = by_id
         && holder.as_ref().map(|h| h.rid) != Some(rid)
     {
+        // A carry the file shows link by link may be shown by lines after this one.
+        if !seen.whole {
+            seen.deferred.push(r.clone());
+            return Ok(Outcome::Deferred);
+        }
         let held = match name {
             Some(name) => format!("{kind} {} at {locator}", named(&name)),
             None => format!("{kind} at {locator}"),
@@ -434,38 +350,21 @@ fn import_record(
             // line's mark says the carry was made from the feature as carried there, unchanged.
             stayed.push((held.clone(), r.clone()));
             outcome = Outcome::Replaced;
-        } else if let (Some(contest), Some(h)) = (contest(tx, held, r)?, &holder) {
-            // One feature under two ids at two revisions, one carried on from the other's:
-            // the statement there was made where that carry was not seen when what brought it
-            // (this file, or the database before this import) held no superseded copy of the
-            // feature there; a clone that had seen the carry holds that copy beside a
-            // statement it made anew there (the carried feature forgotten where it stood).
-            // Unseen, the carried feature keeps the key and the statement is what its revision
-            // says of it, whatever their times, as sync keeps it; seen, the later of two ids.
-            let (stated, from_file) = match contest {
-                Contest::Line => (r, true),
-                Contest::Held => (held, seen.written.contains(&h.seq)),
-            };
-            let copied = match from_file {
-                true => seen.holds_copy(stated),
-                false => copy_held_before(tx, seen, stated)?,
-            };
-            // Whether the file holds the statement in its copy is known at its last line.
-            if (from_file || copied) && !seen.whole {
-                seen.deferred.push(r.clone());
-                return Ok(Outcome::Deferred);
-            }
-            let unseen = !copied || settled_in_copy(tx, seen, stated)?;
-            if unseen {
-                match contest {
-                    Contest::Line => {
-                        stayed.push((statement_of(tx, r, held)?, held.clone()));
-                        return Ok(Outcome::Stayed);
-                    }
-                    Contest::Held => {
-                        stayed.push((statement_of(tx, held, r)?, r.clone()));
-                        outcome = Outcome::Replaced;
-                    }
+        } else if let Some(contest) = contest(tx, held, r)? {
+            // One feature under two ids at two revisions, one carried on from the other's: a
+            // carried feature never moves back, so the carried one keeps the key whatever the
+            // times, and the statement is what its revision says of it (in the carried
+            // feature's copy there), as sync and `remember` keep it. Whether the statement was
+            // made where the carry was seen does not matter: the carried feature stands here,
+            // and an import, which never deletes, never learns of a forget of it elsewhere.
+            match contest {
+                Contest::Line => {
+                    stayed.push((statement_of(tx, r, held)?, held.clone()));
+                    return Ok(Outcome::Stayed);
+                }
+                Contest::Held => {
+                    stayed.push((statement_of(tx, held, r)?, r.clone()));
+                    outcome = Outcome::Replaced;
                 }
             }
         }
@@ -481,15 +380,6 @@ fn import_record(
             &mut r.superseded
         });
         let r = kept.as_ref().unwrap_or(r);
-        match (&r.name, &r.superseded) {
-            (Some(_), Some(_)) if holder.is_none() => {
-                seen.added.insert(seq);
-            }
-            (Some(_), None) => {
-                seen.written.insert(seq);
-            }
-            _ => {}
-        }
         write_record(tx, holder.map(|h| h.rid), r, seq)?;
         history::transferred_record(tx, how, old.as_ref(), r)?;
     } else if let (Some(h), Some(old)) = (&holder, held.filter(|o| o.id == r.id)) {
@@ -1304,18 +1194,16 @@ mod tests {
         assert_eq!(live.note.as_deref(), Some("at B"));
     }
 
-    /// Regression (converge, seed 8601 of 200, minimised to 10): a feature carried A to B,
-    /// then a later line of another id stating it at A took the key (import keeps the later
-    /// of two ids of one key when the line's file holds A's copy beside it: here a clone that
-    /// took the carry forgot the feature at B and stated it anew at A; from a clone that had
-    /// not seen the carry, the statement would go in the copy), so the name stands at A again;
-    /// then a later line still, of the
-    /// carried feature's id at A, from a clone that had seen neither. It was kept as A's
-    /// superseded copy (the carried feature taken for forgotten after its carry) beside the
-    /// older statement live at A: the engineer's last statement hidden. Now it takes the key
-    /// by its time, as any two ids of one key at one revision are judged.
+    /// Regression (converge, seed 8601 of 200, minimised to 10), under the one rule of
+    /// carryrules: a feature carried A to B; a clone that took the carry forgot it at B and
+    /// stated it anew at A (another id); then a later line of the carried feature's id at A,
+    /// from a clone that had seen neither. The archive, which never learns of the forget,
+    /// holds the carried feature at B: the statement anew is what A says of it (its copy
+    /// there, as sync and `remember` keep it), and so is the later line, which replaces it
+    /// there by its time. Before carryrules the statement anew took the key (the later of two
+    /// ids, its file holding A's copy beside it) and the feature at B was dropped.
     #[test]
-    fn a_later_line_at_the_revision_its_name_stands_at_again_takes_the_key() {
+    fn a_later_line_at_a_revision_carried_past_after_a_statement_anew_is_what_it_says() {
         let later = || std::thread::sleep(std::time::Duration::from_millis(5));
         let mut one = Store::open_in_memory().unwrap();
         let (carried, _) = one.remember(&mating(10, "original")).unwrap();
@@ -1350,10 +1238,23 @@ mod tests {
                 .filter(|r| r.superseded.is_none())
                 .collect()
         };
+        let copy_at_a = |s: &mut Store| -> Vec<Record> {
+            let records = s.all_records().unwrap();
+            records
+                .into_iter()
+                .filter(|r| r.superseded.is_some() && r.artifact.revision == at(10).revision)
+                .collect()
+        };
         let before = live(&mut archive);
         assert_eq!(before.len(), 1, "{before:?}");
-        assert_eq!(before[0].id, other.id, "the later of two ids keeps the key");
-        assert_eq!(before[0].artifact.revision, at(10).revision);
+        assert_eq!(
+            before[0].id, carried.id,
+            "the carried feature keeps the key"
+        );
+        assert_eq!(before[0].artifact.revision, at(11).revision);
+        let copy = copy_at_a(&mut archive);
+        assert_eq!(copy.len(), 1, "{copy:?}");
+        assert_eq!(copy[0].note.as_deref(), Some("stated at A by two"));
         later();
         three.remember(&mating(10, "stated last")).unwrap();
         let summary = archive
@@ -1361,10 +1262,12 @@ mod tests {
             .unwrap();
         let after = live(&mut archive);
         assert_eq!(after.len(), 1, "{:?}", archive.all_records().unwrap());
-        assert_eq!(after[0].id, carried.id, "the later line keeps the key");
-        assert_eq!(after[0].artifact.revision, at(10).revision);
-        assert_eq!(after[0].note.as_deref(), Some("stated last"));
-        assert_eq!((summary.replaced, summary.stayed), (1, 0));
+        assert_eq!(after[0].id, carried.id, "the carried feature stands");
+        assert_eq!(after[0].artifact.revision, at(11).revision);
+        let copy = copy_at_a(&mut archive);
+        assert_eq!(copy.len(), 1, "{copy:?}");
+        assert_eq!(copy[0].note.as_deref(), Some("stated last"));
+        assert_eq!((summary.replaced, summary.stayed), (0, 1));
     }
 
     /// `records` as the clones' sync leaves them once it kept `anew`, a statement under a new
@@ -1392,8 +1295,8 @@ mod tests {
     /// later of two ids) and never takes the feature at B; the other way round, the statement's
     /// later time took the key back to A. The stating clone's export holds no copy at A beside
     /// the statement: made where the carry was not seen, it is kept in the copy. Its twin
-    /// ([`a_carried_feature_forgotten_where_it_stands_does_not_take_the_key_from_a_statement_anew`])
-    /// holds that copy, and keeps the later of the two ids.
+    /// ([`a_carried_feature_forgotten_elsewhere_stands_in_an_import_and_a_says_the_later`])
+    /// holds that copy, and (carryrules) is kept the same way.
     #[test]
     fn a_statement_kept_in_the_copy_at_a_revision_carried_past_does_not_take_the_key_back() {
         let later = || std::thread::sleep(std::time::Duration::from_millis(5));
@@ -1480,8 +1383,8 @@ mod tests {
     /// statement, before or after it, the copy at A before, after or without them. Whether
     /// the carry was seen is told by the whole file (or by what the database held before
     /// it), never by where a line of it stands: the carried feature keeps the key, the
-    /// statement in the copy at A; a file that holds the copy beside the statement (made
-    /// where the carry was seen) keeps the later of the two ids.
+    /// statement in the copy at A; so too (carryrules) when the file holds the copy beside
+    /// the statement (made where the carry was seen).
     #[test]
     fn a_statement_where_the_carry_was_not_seen_is_told_by_the_whole_file_in_any_order() {
         let later = || std::thread::sleep(std::time::Duration::from_millis(5));
@@ -1530,16 +1433,15 @@ mod tests {
             archive.import(&file, &[]).unwrap();
             settled(&mut archive, &format!("{file:?}"));
         }
-        // One file with the copy beside the statement, anywhere: the later of two ids.
+        // One file with the copy beside the statement (made where the carry was seen),
+        // anywhere: the same (carryrules: before, the later of two ids took the key and the
+        // feature at B was dropped).
         let with_copy = [anew.clone(), carried.clone(), copy.clone()];
         for order in ORDERS_OF_THREE {
             let file: Vec<Record> = order.iter().map(|&i| with_copy[i].clone()).collect();
             let mut archive = Store::open_in_memory().unwrap();
             archive.import(&file, &[]).unwrap();
-            let records = archive.all_records().unwrap();
-            let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
-            assert_eq!(live.len(), 1, "{order:?}: {records:?}");
-            assert_eq!(live[0].id, anew.id, "{order:?}: {records:?}");
+            settled(&mut archive, &format!("{order:?}"));
         }
     }
 
@@ -1600,11 +1502,13 @@ mod tests {
     /// seed 9763 of 200): carried A to B, the feature is forgotten at B where it stands (by a
     /// clone that had seen the carry) and stated anew at A (a new id); then a clone that had
     /// seen the carry states it at A, which goes in the copy there, later. The clones' sync
-    /// deletes the carried feature and keeps the new id live at A, and so does an archive in
-    /// either import order (the later of two ids keeps the key). A rule that let the copy dated
-    /// after the new id keep the key for the carried feature lost the statement here.
+    /// deletes the carried feature (the forget) and keeps the new id live at A. An archive,
+    /// which never deletes and so never learns of the forget, keeps the carried feature at B in
+    /// either import order (carryrules: a carried feature never moves back; before, the later
+    /// of two ids took the key and the feature at B was dropped, converge seed 16414), and
+    /// what A says of it is the later of the two statements there, in its copy.
     #[test]
-    fn a_carried_feature_forgotten_where_it_stands_does_not_take_the_key_from_a_statement_anew() {
+    fn a_carried_feature_forgotten_elsewhere_stands_in_an_import_and_a_says_the_later() {
         let later = || std::thread::sleep(std::time::Duration::from_millis(5));
         let mut one = Store::open_in_memory().unwrap();
         let (carried, _) = one.remember(&mating(10, "original")).unwrap();
@@ -1645,8 +1549,15 @@ mod tests {
             let records = archive.all_records().unwrap();
             let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
             assert_eq!(live.len(), 1, "{records:?}");
-            assert_eq!(live[0].id, anew.id, "{records:?}");
-            assert_eq!(live[0].note.as_deref(), Some("stated anew at A"));
+            assert_eq!(live[0].id, carried.id, "{records:?}");
+            assert_eq!(live[0].artifact.revision, at(11).revision);
+            let at_a: Vec<_> = records
+                .iter()
+                .filter(|r| r.artifact.revision == at(10).revision)
+                .collect();
+            assert_eq!(at_a.len(), 1, "{records:?}");
+            assert!(at_a[0].superseded.is_some(), "{records:?}");
+            assert_eq!(at_a[0].note.as_deref(), Some("said at A, later"));
         }
     }
 
@@ -1711,6 +1622,74 @@ mod tests {
         }
     }
 
+    /// Revision `n` of the part in a file renamed for it (`file:///p_rev<n>.step`).
+    fn renamed(n: u8) -> crate::review::Artifact {
+        crate::review::Artifact {
+            uri: Some(format!("file:///p_rev{n}.step")),
+            ..at(n)
+        }
+    }
+
+    /// `carry_forward` from `from` to `to`, face:3 unchanged.
+    fn carry_to(s: &mut Store, from: crate::review::Artifact, to: crate::review::Artifact) {
+        use crate::review::carry::EntityMap;
+        use crate::store::{CarryPlan, StoreError};
+        let map = EntityMap::new(&[("face:3".into(), "face:3".into())], &[]).unwrap();
+        let plan = CarryPlan {
+            from,
+            to,
+            map,
+            change: None,
+        };
+        s.carry_forward_answered(&plan, |_| Ok::<_, StoreError>(()))
+            .unwrap();
+    }
+
+    /// carryrules: a feature carried A to B and, stated again at B, B to C, each to a file
+    /// renamed for its revision (the mark at C names B), imported without its history into a
+    /// database that holds it at A, the live line first: the copies after it (A's superseded
+    /// by B, B's by C) show the chain, so the line is the feature's next version, in any
+    /// order of the file's lines. Before, the live line was refused ("an id names one
+    /// record"); and the same lines without the carry mark still are.
+    #[test]
+    fn a_chain_of_carries_to_renamed_files_shown_by_copies_after_the_line_is_taken() {
+        let mut one = Store::open_in_memory().unwrap();
+        let (feature, _) = one.remember(&mating(10, "original")).unwrap();
+        let mut two = Store::open_in_memory().unwrap();
+        two.import(&one.all_records().unwrap(), &[]).unwrap();
+        carry_to(&mut one, at(10), renamed(11));
+        one.remember(&NewRecord {
+            artifact: renamed(11),
+            ..mating(11, "at B")
+        })
+        .unwrap();
+        carry_to(&mut one, renamed(11), renamed(12));
+        let mut lines = one.all_records().unwrap();
+        lines.sort_by_key(|r| r.superseded.is_some());
+        assert!(lines[0].superseded.is_none() && lines[0].carried.is_some());
+        let unmarked: Vec<Record> = lines
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                r.carried = None;
+                r
+            })
+            .collect();
+        let mut refused = store_with(&two.all_records().unwrap(), &[]);
+        let err = refused.import(&unmarked, &[]).unwrap_err().to_string();
+        assert!(err.contains("an id names one record"), "{err}");
+        for file in [lines.clone(), lines.iter().rev().cloned().collect()] {
+            let mut db = store_with(&two.all_records().unwrap(), &[]);
+            db.import(&file, &[]).unwrap();
+            let records = db.all_records().unwrap();
+            let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
+            assert_eq!(live.len(), 1, "{records:?}");
+            assert_eq!(live[0].id, feature.id);
+            assert_eq!(live[0].artifact, renamed(12));
+            assert_eq!(live[0].note.as_deref(), Some("at B"));
+        }
+    }
+
     /// advimp: every line of a file counted once in the summary, deferred ones included, and
     /// a deferred line that fails when judged after the last line leaves nothing written.
     #[test]
@@ -1749,18 +1728,15 @@ mod tests {
             file.len(),
             "{s:?}"
         );
-        // A line judged after the last fails (its id held by another key by then): nothing
-        // of the file is written.
+        // A line judged after the last fails (its id held by another key, and no line after
+        // it shows a carry): nothing of the file is written.
         let thief = Record {
             name: Some("thief".into()),
-            ..Record {
-                id: anew.id.clone(),
-                ..other.clone()
-            }
+            ..other.clone()
         };
         let mut archive = Store::open_in_memory().unwrap();
         let err = archive
-            .import(&[carried.clone(), anew.clone(), thief], &[])
+            .import(&[carried.clone(), anew.clone(), other.clone(), thief], &[])
             .unwrap_err();
         assert!(err.to_string().contains("already held"), "{err}");
         assert!(archive.all_records().unwrap().is_empty());

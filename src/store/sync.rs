@@ -601,6 +601,18 @@ impl<'a> SyncTx<'a> {
         super::records::rows::carried_on_from(&self.tx, stated)
     }
 
+    /// The carries of the feature `id` the database (or `filed`, the folder's copies by id)
+    /// shows, link by link from each of `from`: `(revision, to)`
+    /// ([`crate::review::Record::carry_through`] follows them).
+    pub fn carry_links(
+        &self,
+        id: &str,
+        from: &[&str],
+        filed: &dyn Fn(&str) -> Option<Record>,
+    ) -> Result<Vec<(String, String)>, StoreError> {
+        super::records::rows::carry_links(&self.tx, id, from, filed)
+    }
+
     /// A decision by id, with its basis.
     pub fn decision(&self, id: &str) -> Result<Option<Decision>, StoreError> {
         Ok(find(&self.tx, &DecisionRef::Id(id))?.map(|(_, d)| d))

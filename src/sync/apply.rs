@@ -16,6 +16,7 @@ use super::owned::step;
 use super::run::{Counts, Entries, Entry};
 use super::saved::{NAMED, Saver};
 use super::{Action, Hash, Item, ItemKind, Result, hash, shown};
+use crate::review::record::CarriedOn;
 use crate::review::{Decision, Record};
 use crate::store::{Store, SyncTx};
 
@@ -143,8 +144,9 @@ fn refuse_moved(
     id: &str,
     file: merge::Side<'_>,
     db: merge::Side<'_>,
+    carried_on: CarriedOn<'_>,
 ) -> Result<()> {
-    match merge::moved_key(file, db) {
+    match merge::moved_key(file, db, carried_on) {
         None => Ok(()),
         Some(why) => Err(fail!(
             "{}/{id}.json: {}; nothing was changed. Restore the file (`git log -p -- FILE` \
@@ -153,6 +155,22 @@ fn refuse_moved(
             kind.dir(),
             why
         )),
+    }
+}
+
+/// The carries of one feature, `(revision, to)`, a sync read ([`Apply::carry_links`]).
+#[derive(Default)]
+struct CarryLinks(Vec<(String, String)>);
+
+impl CarryLinks {
+    /// Where the carry from a revision took the feature, as [`Record::carry_through`] asks.
+    fn carried_on(&self) -> impl Fn(&str) -> Option<String> + '_ {
+        |revision| {
+            self.0
+                .iter()
+                .find(|(r, _)| r == revision)
+                .map(|(_, to)| to.clone())
+        }
     }
 }
 
@@ -408,7 +426,9 @@ impl<'a, 't> Apply<'a, 't> {
             Action::ToDatabase | Action::KeepFolder => {
                 let item = file_item.ok_or_else(|| fail!("{id}: no folder version"))?;
                 if let Some(held) = db_item {
-                    refuse_moved(kind, id, side(item, "folder"), side(held, "database"))?;
+                    let links = self.carry_links(item, held)?;
+                    let on = links.carried_on();
+                    refuse_moved(kind, id, side(item, "folder"), side(held, "database"), &on)?;
                 }
                 // The rule of the tools against the database's version (or the base's).
                 let r = self.outranked(db_item, item, "folder")?;
@@ -463,7 +483,9 @@ impl<'a, 't> Apply<'a, 't> {
                 let (Some(db), Some(file)) = (db_item, file_item) else {
                     return Err(fail!("{id}: a conflict needs both versions"));
                 };
-                refuse_moved(kind, id, side(file, "folder"), side(db, "database"))?;
+                let links = self.carry_links(file, db)?;
+                let on = links.carried_on();
+                refuse_moved(kind, id, side(file, "folder"), side(db, "database"), &on)?;
                 let base = self.base_item(kind, id)?;
                 // What the merge may ask, read first (a record of one side or the other).
                 let known = |item: &Item, other: &Item| match (item, other) {
@@ -482,6 +504,7 @@ impl<'a, 't> Apply<'a, 't> {
                     side(db, "database"),
                     side(file, "folder"),
                     &copied,
+                    &on,
                 )?;
                 if let Some(c) = resolved.conflict {
                     self.counts.conflicts.push(c);
@@ -883,6 +906,20 @@ impl<'a, 't> Apply<'a, 't> {
             .is_some_and(|ids| ids.iter().any(|id| *id != stated.id))
     }
 
+    /// The carries of the feature two versions of one id state, from each's revision on, as
+    /// the database and the folder's copies show them ([`Record::carry_through`]).
+    fn carry_links(&self, a: &Item, b: &Item) -> Result<CarryLinks> {
+        let (Item::Record(a), Item::Record(b)) = (a, b) else {
+            return Ok(CarryLinks::default());
+        };
+        if a.id != b.id || (a.carried.is_none() && b.carried.is_none()) {
+            return Ok(CarryLinks::default());
+        }
+        let filed = |id: &str| self.filed_record(id).cloned();
+        let from = [a.artifact.revision.as_str(), b.artifact.revision.as_str()];
+        Ok(CarryLinks(self.tx.carry_links(&a.id, &from, &filed)?))
+    }
+
     /// The record the folder's file of `id` holds, as this sync read it.
     fn filed_record(&self, id: &str) -> Option<&Record> {
         match self
@@ -1096,10 +1133,8 @@ impl<'a, 't> Apply<'a, 't> {
     }
 
     /// Saves `item`, the database's version before this sync changes it, and with a live
-    /// feature the superseded copy the database holds of it at its revision: `import` takes a
-    /// statement whose file holds no such copy for one made where a carry of the feature from
-    /// there was not seen, and keeps it in that copy; beside it (the carried feature forgotten
-    /// where it stood, then stated anew there), the saved file's import brings it back live.
+    /// feature the superseded copy the database holds of it at its revision: what that
+    /// revision said of the feature, so the saved file restores both.
     fn save(&mut self, item: &Item) -> Result<()> {
         self.saver.push(item)?;
         if let Item::Record(r) = item

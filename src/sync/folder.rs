@@ -12,7 +12,7 @@ use super::apply::WRITE_THREADS;
 use super::line::{Schemas, is_id_text, parse_event, parse_item};
 use super::merge::{resolve, resolve_knowing, side};
 use super::run::Entries;
-use super::sides::copy_on_a_side;
+use super::sides::{carried_on_a_side, copy_on_a_side};
 use super::{Hash, Item, ItemKind, MAX_REPORTED, Result, hash, owned, shown};
 use crate::review::Record;
 use crate::text::escape_controls;
@@ -709,11 +709,17 @@ pub fn merge_files(
     // A statement at a revision a carry of the feature moved it on from: the carry's copy
     // there is told by either side's tree (the other side's file is not written yet).
     let copied = |stayed: &Record| name.is_some_and(|n| copy_on_a_side(n, stayed, &schemas));
+    // A chain of carries to files renamed per revision: each link its copy on either side.
+    let carried_on = |revision: &str| {
+        let id = ours_item.id();
+        name.and_then(|n| carried_on_a_side(n, id, revision, &schemas))
+    };
     let resolved = resolve_knowing(
         base_item.as_ref(),
         side(&ours_item, "ours"),
         side(&theirs_item, "theirs"),
         &copied,
+        &carried_on,
     )
     .map_err(|e| {
         fail!(

@@ -21,6 +21,7 @@ use crate::review::decision::AUTHOR_SHOWN;
 use crate::review::outrank::{
     keep_engineer_verdicts, keep_reverify, outranks, pair_by_requirement,
 };
+use crate::review::record::CarriedOn;
 use crate::review::{BasisItem, Decision, Meaning, Record, Verdict};
 
 /// One side of a merge: its version and what the report calls it (`database`, `ours`).
@@ -79,7 +80,7 @@ impl Resolved {
 /// version; otherwise the rule of this module. `Err` when the two are not the same kind of
 /// item or have different ids.
 pub fn resolve(base: Option<&Item>, ours: Side<'_>, theirs: Side<'_>) -> Result<Resolved, String> {
-    resolve_knowing(base, ours, theirs, &|_| false)
+    resolve_knowing(base, ours, theirs, &|_| false, &|_| None)
 }
 
 /// Whether a superseded copy of the feature a statement names is known at the statement's
@@ -87,12 +88,14 @@ pub fn resolve(base: Option<&Item>, ours: Side<'_>, theirs: Side<'_>) -> Result<
 /// though the feature, stated again since, no longer says so.
 pub type CopyKnown<'a> = &'a dyn Fn(&Record) -> bool;
 
-/// [`resolve`], knowing the superseded copies `copied` says of.
+/// [`resolve`], knowing the superseded copies `copied` says of, and the carries of the item's
+/// feature from one revision to the next that `carried_on` shows ([`Record::carry_through`]).
 pub fn resolve_knowing(
     base: Option<&Item>,
     ours: Side<'_>,
     theirs: Side<'_>,
     copied: CopyKnown<'_>,
+    carried_on: CarriedOn<'_>,
 ) -> Result<Resolved, String> {
     if ours.item.kind() != theirs.item.kind() || ours.item.id() != theirs.item.id() {
         return Err(format!(
@@ -105,7 +108,7 @@ pub fn resolve_knowing(
             theirs.item.id()
         ));
     }
-    if let Some(moved) = moved_key(theirs, ours) {
+    if let Some(moved) = moved_key(theirs, ours, carried_on) {
         return Err(moved);
     }
     // A base that is another item is no ancestor of either version: its engineer verdicts
@@ -115,7 +118,7 @@ pub fn resolve_knowing(
     let base = base.filter(|b| {
         b.kind() == ours.item.kind()
             && b.id() == ours.item.id()
-            && (one_key(b, ours.item) || one_key(b, theirs.item))
+            && (one_key(b, ours.item, carried_on) || one_key(b, theirs.item, carried_on))
     });
     let (o, t) = (ours.item.text(), theirs.item.text());
     let b = base.map(Item::text);
@@ -155,13 +158,16 @@ fn key_of(item: &Item) -> (&str, Option<&str>, Option<&str>, Option<&str>) {
 }
 
 /// Whether `a` and `b` are versions of one item: one key ([`key_of`]), or one feature that
-/// `carry_forward` moved on to a file renamed for the next revision ([`Record::carry_of`]).
-fn one_key(a: &Item, b: &Item) -> bool {
+/// `carry_forward` moved on to a file renamed for the next revision, in one carry or a chain
+/// of them that `carried_on` shows ([`Record::carry_through`]).
+fn one_key(a: &Item, b: &Item, carried_on: CarriedOn<'_>) -> bool {
     if key_of(a) == key_of(b) {
         return true;
     }
     match (a, b) {
-        (Item::Record(a), Item::Record(b)) => a.carry_of(b) || b.carry_of(a),
+        (Item::Record(a), Item::Record(b)) => {
+            a.carry_through(b, carried_on) || b.carry_through(a, carried_on)
+        }
         _ => false,
     }
 }
@@ -193,8 +199,8 @@ fn key_shown(item: &Item) -> String {
 
 /// Why `moved` is not a version of the item `held` names (its id under another key, see
 /// [`key_of`]), each named by its side; `None` when it is.
-pub fn moved_key(moved: Side<'_>, held: Side<'_>) -> Option<String> {
-    if one_key(moved.item, held.item) {
+pub fn moved_key(moved: Side<'_>, held: Side<'_>, carried_on: CarriedOn<'_>) -> Option<String> {
+    if one_key(moved.item, held.item, carried_on) {
         return None;
     }
     let kind = moved.item.kind().as_str();
@@ -802,8 +808,14 @@ mod tests {
             key_of(&Item::Record(at_a.clone()))
         );
         let (a, m) = (Item::Record(at_a.clone()), Item::Record(moved.clone()));
-        assert_eq!(moved_key(side(&m, "folder"), side(&a, "database")), None);
-        assert_eq!(moved_key(side(&a, "folder"), side(&m, "database")), None);
+        assert_eq!(
+            moved_key(side(&m, "folder"), side(&a, "database"), &|_| None),
+            None
+        );
+        assert_eq!(
+            moved_key(side(&a, "folder"), side(&m, "database"), &|_| None),
+            None
+        );
         // The base at the old file is the ancestor whichever side carried: the carry is
         // taken as a change of one side, no conflict.
         for (ours, theirs) in [(&a, &m), (&m, &a)] {
@@ -820,10 +832,13 @@ mod tests {
         let mut further = moved.clone();
         further.carried = Some(mark(&other_rev));
         let (o, f) = (Item::Record(origin_kept), Item::Record(further));
-        assert_eq!(moved_key(side(&f, "folder"), side(&o, "database")), None);
+        assert_eq!(
+            moved_key(side(&f, "folder"), side(&o, "database"), &|_| None),
+            None
+        );
         let refused = |bad: Record| {
             let bad = Item::Record(bad);
-            moved_key(side(&bad, "folder"), side(&a, "database"))
+            moved_key(side(&bad, "folder"), side(&a, "database"), &|_| None)
                 .is_some_and(|why| why.contains("an id names one record"))
         };
         assert!(

@@ -35,31 +35,58 @@ use crate::review::Record;
 /// ([`super::merge::CopyKnown`]). A file that is not such a copy (another item, a link, too
 /// large, not an item) says nothing.
 pub fn copy_on_a_side(path: &Path, stayed: &Record, schemas: &Schemas) -> bool {
-    let Some(dir) = path.parent() else {
-        return false;
-    };
     let id = Record::snapshot_id(&stayed.id, &stayed.artifact.revision);
+    on_a_side(path, &id, schemas, |copy| stayed.carried_by(&copy)).is_some()
+}
+
+/// Where a carry of the feature `id` took it from `revision`, as its superseded copy there
+/// (under the id every clone derives) says in the work tree, `HEAD` or the commit git is
+/// merging in ([`copy_on_a_side`]): what [`Record::carry_through`] follows, link by link, to
+/// tell a chain of carries to files renamed per revision from an id moved to another key.
+pub fn carried_on_a_side(
+    path: &Path,
+    id: &str,
+    revision: &str,
+    schemas: &Schemas,
+) -> Option<String> {
+    let copy_id = Record::snapshot_id(id, revision);
+    on_a_side(path, &copy_id, schemas, |c| {
+        c.superseded
+            .filter(|_| c.artifact.revision == revision)
+            .map(|m| m.by)
+    })
+}
+
+/// `pick` of the first record of id `id` beside `path` it says something of: in the work
+/// tree, then in each side's commit. A file that is not that record says nothing.
+fn on_a_side<T>(
+    path: &Path,
+    id: &str,
+    schemas: &Schemas,
+    pick: impl Fn(Record) -> Option<T>,
+) -> Option<T> {
+    let dir = path.parent()?;
     let name = format!("{id}.json");
-    let is_copy = |bytes: &[u8]| match parse_item(bytes, schemas) {
-        Ok(Item::Record(copy)) => copy.id == id && stayed.carried_by(&copy).is_some(),
-        _ => false,
+    let picked = |bytes: &[u8]| match parse_item(bytes, schemas) {
+        Ok(Item::Record(r)) if r.id == id => pick(r),
+        _ => None,
     };
-    if read_regular(&dir.join(&name), MAX_FILE_BYTES).is_ok_and(|b| is_copy(&b)) {
-        return true;
+    if let Some(t) = read_regular(&dir.join(&name), MAX_FILE_BYTES)
+        .ok()
+        .and_then(|b| picked(&b))
+    {
+        return Some(t);
     }
     // git's path: `/` between the names, from the top.
     let mut spec = String::new();
     for part in dir.iter() {
-        let Some(p) = part.to_str() else {
-            return false;
-        };
-        spec.push_str(p);
+        spec.push_str(part.to_str()?);
         spec.push('/');
     }
     spec.push_str(&name);
     sides()
         .iter()
-        .any(|commit| blob_at(commit, &spec).is_some_and(|b| is_copy(&b)))
+        .find_map(|commit| blob_at(commit, &spec).and_then(|b| picked(&b)))
 }
 
 /// The commits whose trees are the two sides ([module docs](self)): `HEAD`, each

@@ -1729,14 +1729,21 @@ fn run_in(mut w: World, ops: &[Op]) -> anyhow::Result<Moves> {
         // later line of another id, and forgot the carried id): that feature keeps the name,
         // and a line of the carried id is still what the revision carried past says of it
         // (docs/database.md; `the_archive_keeps_a_statement_as_the_copy_where_another_id_holds_the_name`).
+        // So is a statement anew of a feature the clones forgot where its carry took it (a
+        // forget the archive, which never deletes, never learns of): the carried feature
+        // stands there, and the statement is what its revision says of it, in the copy, or a
+        // later statement there that replaced it (`adv9458_a_carried_feature_forgotten_…`).
         let as_copy = item["kind"] == "feature"
             && archive.iter().filter_map(|a| a.get("record")).any(|a| {
                 a.get("superseded").is_some_and(|v| !v.is_null())
-                    && ["kind", "name", "note", "tags", "entity_ids"]
+                    && a["kind"] == item["kind"]
+                    && a["name"] == item["name"]
+                    && a["artifact"] == item["artifact"]
+                    && (["note", "tags", "entity_ids"]
                         .iter()
                         .all(|f| a[*f] == item[*f])
-                    && a["artifact"] == item["artifact"]
-                    && a["updated_at"].as_str() >= item["updated_at"].as_str()
+                        && a["updated_at"].as_str() >= item["updated_at"].as_str()
+                        || a["updated_at"].as_str() > item["updated_at"].as_str())
             })
             && archive.iter().filter_map(|a| a.get("record")).any(|a| {
                 a.get("superseded").is_none_or(Value::is_null)
@@ -4271,13 +4278,15 @@ fn seed10085_an_archive_after_a_restore_holds_the_carried_feature_the_clones_hol
 }
 
 /// The twin of seed 9458's defect (adv9458; seed 9763 of 200 is this shape; the store's
-/// `store::import::tests::a_carried_feature_forgotten_where_it_stands_does_not_take_the_key_from_a_statement_anew`).
+/// `store::import::tests::a_carried_feature_forgotten_elsewhere_stands_in_an_import_and_a_says_the_later`).
 /// Clone 0 states "chamfer" at 1, carries it to 2 and syncs; clone 1
 /// takes the carry (the archive imports its export); clone 0 forgets the feature at 2 and
 /// states it anew at 1 (a new id); clone 1 then states it at 1, which goes in the copy there,
 /// later than the new id. The clones delete the carried feature and keep the new id live at
-/// revision 1, and so does the archive (the later of two ids). A rule that let the copy at 1,
-/// dated after the new id, keep the key for the carried feature lost the statement here.
+/// revision 1. The archive, which never learns of the forget, keeps the carried feature at 2
+/// and the later statement at 1 in its copy there (carryrules: a carried feature never moves
+/// back, in import as in sync; before, the later of two ids took the key, and in seed 16414,
+/// where another clone revived the feature, the archive dropped it).
 #[test]
 fn adv9458_a_carried_feature_forgotten_where_it_stands_then_a_later_copy() -> anyhow::Result<()> {
     run(&forgotten_where_it_stands(false)).map(drop)
@@ -4907,21 +4916,19 @@ fn seed16355_a_forgotten_decision_is_forgotten_everywhere() -> anyhow::Result<()
     Ok(())
 }
 
-/// Known defect: sync and import settle one case differently (seed 16414 of 200 operations,
-/// minimised to 16; 16435 fails the same way; found by the sweep of the thirty-second
-/// session, analysed from the trace, not fixed). Clone 0 carried "slot" from revision 1 to
-/// 2, renamed the carried feature (its name then free at revision 2) and stated "slot" anew
-/// at revision 0, a revision the feature was carried past, holding that revision's
-/// superseded copy. Clone 1's own, later carry of the same id revived the carried feature (a
-/// change wins over a deletion), so two live features of one key meet: the carried one and
-/// the statement made anew where the carry was seen. Sync keeps the carry and puts the
-/// statement in the copy at revision 0 (every clone converges on that); import, which the
-/// archive takes, judges the statement seen (a copy was held before) and keeps the later of
-/// the two ids, the statement, dropping the carried version. The archive check
-/// (`not_moved_back`) calls that a move back. Nothing is lost in the clones; which rule is
-/// right (and whether import should keep the loser as the copy) is to settle.
+/// Regression (seed 16414 of 200 operations, minimised to 16; 16435 failed the same way;
+/// found by the sweep of the thirty-second session, fixed by carryrules): sync and import
+/// settled one case differently. Clone 0 carried "slot" from revision 1 to 2, forgot the
+/// carried feature there (a rename) and stated "slot" anew at revision 0, a revision the
+/// feature was carried past, holding that revision's superseded copy. Clone 1's own, later
+/// carry of the same id revived the carried feature (a change wins over a deletion), so two
+/// live features of one key met: the carried one and the statement made anew where the carry
+/// was seen. Sync keeps the carry and puts the statement in the copy at revision 0 (every
+/// clone converges on that); import, which the archive takes, judged the statement seen (a
+/// copy was held before) and kept the later of the two ids, the statement, dropping the
+/// carried version: a move back (`not_moved_back`). Import now keeps the carried feature
+/// whatever the times, the statement in the copy, as sync does. Seen failing before the fix.
 #[test]
-#[ignore = "known defect: seed 16414, sync and import settle a revived carry against a statement anew differently"]
 fn seed16414_the_archive_holds_every_carried_feature() -> anyhow::Result<()> {
     use Op::*;
     let ops = vec![

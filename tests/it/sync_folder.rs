@@ -2763,11 +2763,10 @@ fn sync_a_decision_deleted_in_the_folder_keeps_its_engineer_verdict_under_the_la
     Ok(())
 }
 
-/// Regression (sync's side of import's fix for seed 8601): an archive took one's feature
-/// "mating" (id Y) carried from A to B (its copy at A, the carry's event), then a later
-/// statement of "mating" at A under another id (X, from two, which took the carry and forgot Y
-/// at B: its export holds the copy at A beside X): import keeps the later of two ids, so X
-/// holds the name at A and Y is live nowhere, known to the history. Three, which
+/// Regression (sync's side of import's fix for seed 8601): an archive holds "mating" at A
+/// under id X (from two, which took the carry of Y from A to B and forgot Y at B: its export
+/// holds the copy at A beside X, and Y's history; [`archive_of_two`]), so X holds the name at
+/// A and Y is live nowhere, known to the history. Three, which
 /// had seen neither, states Y at A later still and syncs. Import of three's export gives Y the
 /// key at A by its time (X's older statement goes); sync took the folder's Y for the carried
 /// feature forgotten after its carry and kept it in Y's copy at A, X live beside it: the
@@ -2788,16 +2787,11 @@ fn sync_a_later_statement_at_the_revision_its_name_stands_at_again_takes_the_key
     let carry = json!({"from": at("A"), "to": at("B"), "map": []});
     s.call("carry_forward", carry)?.ok()?;
     s.close()?;
-    // Two archives alike: one's export (the carry), then two's later statement at A.
-    let (one_file, two_file) = (dir.join("one.jsonl"), dir.join("two.jsonl"));
-    std::fs::write(&one_file, export(&one)?)?;
+    // Two archives alike: two's export, its later statement at A ([`archive_of_two`]).
     pause();
     forgot_at_b_and_stated_at_a(&dir, &one, &two)?;
-    std::fs::write(&two_file, export(&two)?)?;
     for archive in [&by_sync, &by_import] {
-        for file in [&one_file, &two_file] {
-            ok(review_mcp(archive, &["import", &file.to_string_lossy()])?)?;
-        }
+        archive_of_two(&dir, &two, archive)?;
     }
     let live = |db: &Path| -> anyhow::Result<Vec<Value>> {
         Ok(records_of(db)?
@@ -2994,10 +2988,9 @@ fn holder_moved_on() -> anyhow::Result<bool> {
     exported_into(&dir, &one, &three)?;
     s.call("carry_forward", carry.clone())?.ok()?;
     s.close()?;
-    exported_into(&dir, &one, &by_sync)?;
     pause();
     forgot_at_b_and_stated_at_a(&dir, &one, &two)?;
-    exported_into(&dir, &two, &by_sync)?;
+    archive_of_two(&dir, &two, &by_sync)?;
     let other = live_id(&two)?;
     let folder_path = dir.join("review");
     let folder = folder_path.to_string_lossy().into_owned();
@@ -3042,10 +3035,26 @@ fn in_both_id_orders(mut run: impl FnMut() -> anyhow::Result<bool>) -> anyhow::R
     anyhow::bail!("both id orders not seen in 32 runs: {seen:?}")
 }
 
+/// `archive`, empty, imports two's export (two forgot the carried feature Y at B and stated the
+/// name anew at A as X): an empty database takes the lines as they are, so it holds X live at
+/// A, Y's copy at A and Y's history, Y live nowhere. (Until carryrules the cases imported
+/// one's export, Y live at B, first: import then let X take the key as the later of two ids,
+/// its file holding the copy beside it; it now keeps the carried feature, as sync does, and
+/// never learns of two's forget.)
+fn archive_of_two(dir: &TempDir, two: &Path, archive: &Path) -> anyhow::Result<()> {
+    let two_file = dir.join("two.jsonl");
+    std::fs::write(&two_file, export(two)?)?;
+    ok(review_mcp(
+        archive,
+        &["import", &two_file.to_string_lossy()],
+    )?)?;
+    Ok(())
+}
+
 /// The archive `by_sync` of the cases where a name stands again at a carried feature's
 /// revision: one (`s`, which stated "mating" at A) carries A on to B; two takes the carry,
 /// forgets Y at B and states "mating" at A later ([`forgot_at_b_and_stated_at_a`]); the archive
-/// imports one's export then two's (X live at A, Y's copy at A); three,
+/// takes two's export ([`archive_of_two`]: X live at A, Y's copy at A); three,
 /// which never saw the carry, states Y at A last.
 fn archive_and_last_statement(
     dir: &TempDir,
@@ -3057,14 +3066,9 @@ fn archive_and_last_statement(
     let carry = serde_json::json!({"from": at("A"), "to": at("B"), "map": []});
     s.call("carry_forward", carry)?.ok()?;
     s.close()?;
-    let (one_file, two_file) = (dir.join("one.jsonl"), dir.join("two.jsonl"));
-    std::fs::write(&one_file, export(one)?)?;
     pause();
     forgot_at_b_and_stated_at_a(dir, one, two)?;
-    std::fs::write(&two_file, export(two)?)?;
-    for file in [&one_file, &two_file] {
-        ok(review_mcp(by_sync, &["import", &file.to_string_lossy()])?)?;
-    }
+    archive_of_two(dir, two, by_sync)?;
     pause();
     mating_at(three, "A", "stated last")?.close()?;
     Ok(())

@@ -1745,12 +1745,13 @@ fn sync_refuses_a_folder_inside_a_synced_folder() -> anyhow::Result<()> {
 /// advimp: a statement the engineer made anew at revision A after the feature carried on to B
 /// was forgotten there (the database holds A's superseded copy beside it) is deleted by a sync
 /// of a folder put back to a commit that held the carried feature (`git reset`). The saved
-/// file held the statement alone, and `import`, which takes a statement whose file holds no
-/// copy of the feature at its revision for one made where the carry was not seen, hid it in
-/// the copy: the feature deleted stayed away. The saved file now holds the copy the database
-/// kept beside it, and its import brings the statement back live.
+/// file holds the statement with the copy the database kept beside it. Its import into the
+/// database, where the carried feature stands at B again, keeps the statement as what A says
+/// of the feature, in the copy there (carryrules: a carried feature never moves back, in
+/// `import` as in sync; before, a file holding the copy beside the statement brought it back
+/// live and the feature at B, if it had been revived elsewhere, was dropped): nothing is lost.
 #[test]
-fn a_statement_beside_a_carry_s_copy_deleted_by_sync_comes_back_live() -> anyhow::Result<()> {
+fn a_statement_beside_a_carry_s_copy_deleted_by_sync_is_kept_by_its_import() -> anyhow::Result<()> {
     const A: &str = "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
     const B: &str = "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
     let tmp = TempDir::new("sync-deleted-beside-copy")?;
@@ -1810,8 +1811,17 @@ fn a_statement_beside_a_carry_s_copy_deleted_by_sync_comes_back_live() -> anyhow
     let back = live(&db)?;
     assert_eq!(back.len(), 1, "{back:?}");
     assert!(
-        back[0].contains("rec_0000000000000003") && back[0].contains("stated anew at A"),
-        "the statement deleted by the sync is back live: {back:?}"
+        back[0].contains("rec_0000000000000001"),
+        "the carried feature stands at B: {back:?}"
+    );
+    let kept: Vec<String> = export(&db)?
+        .lines()
+        .filter(|l| l.contains("\"superseded\"") && l.contains(A))
+        .map(str::to_string)
+        .collect();
+    assert!(
+        kept.len() == 1 && kept[0].contains("stated anew at A"),
+        "the statement deleted by the sync is what A says, in its copy: {kept:?}"
     );
     Ok(())
 }

@@ -2459,25 +2459,32 @@ fn import_of_a_carry_to_a_renamed_file_takes_the_carry() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Known defect (adv7, not fixed): the renamed-file carry is accepted only when the pulled
-/// version's mark names the revision the teammate holds (or its origin, carried unchanged).
-/// Alice carries "bore" from A (`bracket.step`) to B (`bracket_revB.step`), states it again at
-/// B, and carries it on to C (`bracket_revC.step`): the mark at C names B. Bob, who synced A
-/// and pulls both carries at once, has his sync refused ("no review-mcp moves one to another
-/// ... part ... restore the file"), false, and following it undoes Alice's carries. Import
-/// refuses Alice's export the same way, and so does the merge driver when Bob stated "bore"
-/// again at A and committed before he pulls (probed: the file is left to merge by hand).
-/// Seen failing.
-#[test]
-#[ignore = "known defect: a second carry to a renamed file, restated between, is refused"]
-fn sync_team_two_carries_to_renamed_files_restated_between_reach_a_teammate_at_the_first()
--> anyhow::Result<()> {
-    let root = TempDir::new("sync-team-two-renamed-carries")?;
-    let (mut a, mut b) = bore_carried_unpushed(root.path())?;
+/// [`bore_carried_unpushed`], then Alice states "bore" again at B and carries it on to C in
+/// the file renamed for C (`bracket_revC.step`: its mark names B) and publishes both carries.
+/// Returns revision C with the two engineers.
+fn bore_carried_twice(root: &Path) -> anyhow::Result<(Engineer, Engineer, Value)> {
+    let (mut a, b) = bore_carried_unpushed(root)?;
     a.remember_at(&renamed_rev_b(), "bore", "alice: at B")?;
     let rev_c = artifact("bracket rev C", "/work/bracket_revC.step");
     carry(&mut a, &renamed_rev_b(), &rev_c)?;
     a.publish("alice: carried on to C, bracket_revC.step")?;
+    Ok((a, b, rev_c))
+}
+
+/// Regression (adv7, known defect until carryrules): the renamed-file carry was accepted only
+/// when the pulled version's mark named the revision the teammate holds (or its origin,
+/// carried unchanged). Alice carries "bore" from A (`bracket.step`) to B
+/// (`bracket_revB.step`), states it again at B, and carries it on to C (`bracket_revC.step`):
+/// the mark at C names B. Bob, who synced A and pulls both carries at once, had his sync
+/// refused ("no review-mcp moves one to another ... part ... restore the file"), false, and
+/// following it undid Alice's carries; import refused Alice's export the same way. Now each
+/// link of the chain is shown by the feature's superseded copy (or the carry's event) and the
+/// pair is one feature. Seen failing before the fix.
+#[test]
+fn sync_team_two_carries_to_renamed_files_restated_between_reach_a_teammate_at_the_first()
+-> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-two-renamed-carries")?;
+    let (a, mut b, rev_c) = bore_carried_twice(root.path())?;
     // Import into a copy of Bob's database as it stood, the sync into his own.
     let copy = root.path().join("bob-copy.db");
     std::fs::copy(&b.db, &copy)?;
@@ -2504,19 +2511,18 @@ fn sync_team_two_carries_to_renamed_files_restated_between_reach_a_teammate_at_t
     Ok(())
 }
 
-/// Known defect (adv7, not fixed): Bob states "bore" at B in the renamed file
-/// (`bracket_revB.step`, his own id) before he imports Alice's export, which carried her
+/// Regression (adv7, known defect until carryrules): Bob states "bore" at B in the renamed
+/// file (`bracket_revB.step`, his own id) before he imports Alice's export, which carried her
 /// "bore" there from A (`bracket.step`). Sync settles the same pair as one feature under two
-/// ids (the later kept, A's statement its copy); import refuses the whole file: "the id is
+/// ids (the later kept, A's statement its copy); import refused the whole file: "the id is
 /// already held by another record (feature \"bore\" at file:///work/bracket.step) ...; give
-/// the line a new id", advice that would cut Alice's carry from its feature. Seen failing.
+/// the line a new id", advice that would cut Alice's carry from its feature. Seen failing
+/// before the fix.
 #[test]
-#[ignore = "known defect: import refuses a renamed-file carry into a name restated there"]
 fn import_of_a_carry_to_a_renamed_file_meeting_a_statement_there_is_settled_as_sync_does()
 -> anyhow::Result<()> {
     let root = TempDir::new("import-carry-renamed-stated-there")?;
-    let (a, mut b) = bore_carried_to_a_renamed_file(root.path())?;
-    b.remember_at(&renamed_rev_b(), "bore", "bob: at B")?;
+    let (a, b) = bob_states_bore_at_b_after_the_carry(root.path())?;
     let out = b.import(&root.path().join("alice.jsonl"), &a.export()?)?;
     ensure!(
         out.status.success(),
@@ -2524,6 +2530,67 @@ fn import_of_a_carry_to_a_renamed_file_meeting_a_statement_there_is_settled_as_s
         String::from_utf8_lossy(&out.stderr)
     );
     holds_the_renamed_carry_or_later(&b.export()?)
+}
+
+/// The merge driver's side of the chain (carryrules): Bob states "bore" again at A (later)
+/// and commits before he pulls Alice's two carries (A to B, stated at B, B to C, each to a
+/// file renamed for its revision). The driver refused the pair ("no review-mcp moves one to
+/// another ... part"), leaving the file to merge by hand: the mark at C names B, and only the
+/// copy at A (in Alice's commit) says A was carried on to B. Now it follows the copies on
+/// either side: the carry stands at C, and Bob's statement is what A says. Seen failing
+/// before the fix.
+#[test]
+fn sync_team_two_carries_to_renamed_files_merge_over_a_statement_at_the_first() -> anyhow::Result<()>
+{
+    let root = TempDir::new("sync-team-two-renamed-carries-merge")?;
+    let (_a, mut b, rev_c) = bore_carried_twice(root.path())?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    b.remember("bore", "bob: ream and deburr")?;
+    b.sync()?;
+    b.commit("bob: bore at A")?;
+    b.pull()?;
+    let said = b.sync()?;
+    b.commit("bob: synced")?;
+    let (ra, rc) = (
+        art()["revision"].as_str().unwrap_or_default().to_string(),
+        rev_c["revision"].as_str().unwrap_or_default().to_string(),
+    );
+    for (what, text) in [
+        ("bob's folder", folder_lines(&b)?),
+        ("bob's database", b.export()?),
+    ] {
+        ensure!(
+            note_at(&text, "bore", &rc, false).as_deref() == Some("alice: at B")
+                && note_at(&text, "bore", &ra, false).is_none()
+                && note_at(&text, "bore", &ra, true).as_deref() == Some("bob: ream and deburr"),
+            "{what} ({said}): bore live at C, bob's statement the copy at A: {text}"
+        );
+    }
+    Ok(())
+}
+
+/// Sync's side of the import case below (carryrules, the mirror): Bob states "bore" at B in
+/// the renamed file under his own id, later than Alice's carry of her "bore" there, then pulls
+/// the carry and syncs: one feature under two ids at B, the later (Bob's) kept, A's statement
+/// its copy, as import now settles it too.
+#[test]
+fn sync_team_a_carry_to_a_renamed_file_meeting_a_statement_there_keeps_the_later()
+-> anyhow::Result<()> {
+    let root = TempDir::new("sync-carry-renamed-stated-there")?;
+    let (_a, mut b) = bob_states_bore_at_b_after_the_carry(root.path())?;
+    b.pull()?;
+    let said = b.sync()?;
+    holds_the_renamed_carry_or_later(&b.export()?)
+        .with_context(|| format!("bob's sync: {said}"))?;
+    holds_the_renamed_carry_or_later(&folder_lines(&b)?)
+}
+
+/// [`bore_carried_to_a_renamed_file`], then Bob, not having pulled it, states "bore" at B in
+/// the renamed file under his own id (later).
+fn bob_states_bore_at_b_after_the_carry(root: &Path) -> anyhow::Result<(Engineer, Engineer)> {
+    let (a, mut b) = bore_carried_to_a_renamed_file(root)?;
+    b.remember_at(&renamed_rev_b(), "bore", "bob: at B")?;
+    Ok((a, b))
 }
 
 /// Bob's later "bore" at B in the renamed file is the one live there, and A's copy is kept.

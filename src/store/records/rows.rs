@@ -189,6 +189,76 @@ pub(in crate::store) fn carried_on_from(
     Ok(mark.map(|m| stated.carried_to(m)))
 }
 
+/// The carries of the feature `id` the database can show, link by link from each of `from`:
+/// `(revision, to)` where its superseded copy at `revision` (under the id every clone derives)
+/// names the revision that superseded it, or a `carried` event of it from `revision` names
+/// where it went; at most [`CARRY_LINKS`] links from each, each revision once. What
+/// [`Record::carry_through`] follows from one version of the feature to another. `filed`: a
+/// copy by id that is not (yet) in the database (a synced folder's file), asked first.
+pub(in crate::store) fn carry_links(
+    tx: &Transaction<'_>,
+    id: &str,
+    from: &[&str],
+    filed: Filed<'_>,
+) -> Result<Vec<(String, String)>, StoreError> {
+    let mut links: Vec<(String, String)> = Vec::new();
+    for start in from {
+        let mut revision = (*start).to_string();
+        for _ in 0..CARRY_LINKS {
+            if links.iter().any(|(r, _)| *r == revision) {
+                break;
+            }
+            let copy_id = Record::snapshot_id(id, &revision);
+            let copy = match filed(&copy_id) {
+                Some(c) => Some(c),
+                None => crate::store::browse::record_by_id(tx, &copy_id)?,
+            };
+            let by = copy
+                .filter(|c| c.artifact.revision == revision)
+                .and_then(|c| c.superseded)
+                .map(|m| m.by);
+            let to = match by {
+                Some(to) => Some(to),
+                None => crate::store::history::feature_carried_on(tx, id, &revision)?.map(|m| m.0),
+            };
+            let Some(to) = to else { break };
+            links.push((revision, to.clone()));
+            revision = to;
+        }
+    }
+    Ok(links)
+}
+
+/// How many carries in a row [`carry_links`] follows from one revision.
+const CARRY_LINKS: usize = 64;
+
+/// A record by id from outside the database ([`carry_links`]).
+pub(in crate::store) type Filed<'a> = &'a dyn Fn(&str) -> Option<Record>;
+
+/// Whether `onward` is the feature `from` states (its id) carried on to another file, through
+/// the carries the database shows ([`carry_links`], [`Record::carry_through`]).
+pub(in crate::store) fn carry_reaches(
+    tx: &Transaction<'_>,
+    onward: &Record,
+    from: &Record,
+    filed: Filed<'_>,
+) -> Result<bool, StoreError> {
+    if onward.id != from.id || onward.carried.is_none() {
+        return Ok(false);
+    }
+    if onward.carry_of(from) {
+        return Ok(true);
+    }
+    let links = carry_links(tx, &onward.id, &[&from.artifact.revision], filed)?;
+    let on = |revision: &str| {
+        links
+            .iter()
+            .find(|(r, _)| r == revision)
+            .map(|(_, to)| to.clone())
+    };
+    Ok(onward.carry_through(from, &on))
+}
+
 /// Writes `statement` as what its revision says of the feature `onward` carried on from it
 /// ([`Record::stated_before_carry`]): over `copy` (that revision's superseded copy, with its
 /// seq) when held, else as a new row. Returns what it wrote; `None` when nothing was (`copy`
