@@ -416,19 +416,30 @@ pub(super) fn read_folder(
 /// a replay (`git pull --rebase`), a pull or a hand brought the file back, or `git merge
 /// --abort` restored it. The two are read as one version of the item, merged as two versions
 /// without a base are ([`resolve`]: the later kept, the engineer's verdicts carried, as the
-/// driver merges two versions set aside), which the sync takes for the folder's; once it goes
-/// through, it writes the merged text to the item's file and deletes the version set aside.
+/// driver merges two versions set aside), which the sync takes for the folder's; just before
+/// its commit it writes the merged text to the item's file and deletes the version set aside.
 #[derive(Debug)]
 pub(super) struct SetAside {
     /// The version set aside.
     pub(super) kept: PathBuf,
-    /// The item's file, and its hash as read (CRLF as LF).
+    /// The item's file, and its hash as read (CRLF as LF); the version set aside's.
     pub(super) own: PathBuf,
     pub(super) read: Hash,
+    pub(super) kept_read: Hash,
     /// The merged text, when it is not what the item's file holds (the version set aside
     /// holds something the file lacks), and what the merge says of the two.
     pub(super) text: Option<String>,
     pub(super) said: Option<String>,
+}
+
+impl SetAside {
+    /// The file of the two that no longer holds what was read, if any.
+    pub(super) fn changed(&self) -> Option<&Path> {
+        [(&self.own, self.read), (&self.kept, self.kept_read)]
+            .into_iter()
+            .find(|(path, read)| file_hash(path) != Ok(Some(*read)))
+            .map(|(path, _)| path.as_path())
+    }
 }
 
 /// The item the version set aside as `id` and its file make ([`SetAside`]), the merge, and
@@ -466,6 +477,7 @@ fn merge_set_aside(
     let read = (bytes.len() + kept_bytes.len()) as u64;
     let set_aside = SetAside {
         read: hash(&bytes),
+        kept_read: hash(&kept_bytes),
         text: (text.as_bytes() != bytes).then_some(text),
         said: merged.conflict,
         kept,

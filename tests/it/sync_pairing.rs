@@ -734,3 +734,64 @@ fn a_sync_killed_while_it_merges_a_version_set_aside_loses_neither() -> anyhow::
     }
     Ok(())
 }
+
+/// Regression (found by the adv8 review): a sync killed after its commit, once the database
+/// held the merge of a version set aside with its item's file, left that version beside the
+/// file (merged and deleted only after the commit). Were the file then to go (deleted by
+/// hand, or by a pull bringing a teammate's forget), the version set aside stood for it, and
+/// the next sync took that older version over the database's later one ("changed in the
+/// folder only, to a version older than the database's: taken"), in the database and in the
+/// file. The merge is now written to the file, and the version set aside deleted, before the
+/// commit: killed anywhere, no version set aside outlives a database that holds its merge,
+/// and a file deleted after that is a forget of the merge (saved beside the database).
+#[test]
+fn a_version_set_aside_never_outlives_the_commit_of_its_merge() -> anyhow::Result<()> {
+    let dec = "dec_0000000000000001";
+    let root = TempDir::new("sync-pairing-kill-gone")?;
+    let judged: Value =
+        serde_json::from_str(&decision(dec, "bracket", "hold", T2, Some(&engineer(T2))))?;
+    let mut committed = 0;
+    for n in 1.. {
+        let dir = root.join(&n.to_string());
+        std::fs::create_dir(&dir)?;
+        let (db, folder) = (dir.join("a.db"), dir.join("review"));
+        let later = decision(dec, "bracket", "release", T3, Some(&assistant(T3)));
+        import(&dir, &db, &[later])?;
+        sync(&db, &folder)?;
+        let kept = folder.join(format!("decisions/.{dec}.json.kept"));
+        std::fs::write(&kept, serde_json::to_string_pretty(&judged)?)?;
+        let killed = std::process::Command::new(binary())
+            .arg("--db")
+            .arg(&db)
+            .args(["sync", &folder.to_string_lossy()])
+            .env("MCP_LOG_LEVEL", "warn")
+            .env("REVIEW_MCP_SYNC_FAIL_AT", n.to_string())
+            .output()?;
+        // Whether the killed sync committed: the database holds the engineer's verdict.
+        if export(&db)?.contains(r#""via":"app""#) {
+            committed += 1;
+            ensure!(
+                !kept.exists(),
+                "killed at step {n}: the database holds the merge, the version set aside is \
+                 still there: {}",
+                String::from_utf8_lossy(&killed.stderr)
+            );
+            std::fs::remove_file(folder.join(format!("decisions/{dec}.json")))?;
+            let said = sync(&db, &folder)?;
+            let held = export(&db)?;
+            ensure!(
+                !held.contains(r#""decision""#) && said.contains("deleted: 1"),
+                "killed at step {n}, then the file deleted: the forget of the merge, not the \
+                 version set aside taken over it: {held}\n{said}"
+            );
+        }
+        if killed.status.success() {
+            break;
+        }
+    }
+    ensure!(
+        committed > 1,
+        "the sync was killed after its commit {committed} times"
+    );
+    Ok(())
+}
