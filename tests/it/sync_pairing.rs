@@ -697,24 +697,8 @@ fn a_set_aside_version_that_is_another_item_or_a_link_is_refused_not_merged() ->
 fn a_sync_killed_while_it_merges_a_version_set_aside_loses_neither() -> anyhow::Result<()> {
     let dec = "dec_0000000000000001";
     let root = TempDir::new("sync-pairing-kill-set-aside")?;
-    let judged: Value =
-        serde_json::from_str(&decision(dec, "bracket", "hold", T2, Some(&engineer(T2))))?;
     for n in 1.. {
-        let dir = root.join(&n.to_string());
-        std::fs::create_dir(&dir)?;
-        let (db, folder) = (dir.join("a.db"), dir.join("review"));
-        let later = decision(dec, "bracket", "release", T3, Some(&assistant(T3)));
-        import(&dir, &db, &[later])?;
-        sync(&db, &folder)?;
-        let kept = folder.join(format!("decisions/.{dec}.json.kept"));
-        std::fs::write(&kept, serde_json::to_string_pretty(&judged)?)?;
-        let killed = std::process::Command::new(binary())
-            .arg("--db")
-            .arg(&db)
-            .args(["sync", &folder.to_string_lossy()])
-            .env("MCP_LOG_LEVEL", "warn")
-            .env("REVIEW_MCP_SYNC_FAIL_AT", n.to_string())
-            .output()?;
+        let (db, folder, kept, killed) = killed_merging(&root, dec, n)?;
         let said = sync(&db, &folder)?;
         let file: Value = serde_json::from_slice(&std::fs::read(
             folder.join(format!("decisions/{dec}.json")),
@@ -748,25 +732,9 @@ fn a_sync_killed_while_it_merges_a_version_set_aside_loses_neither() -> anyhow::
 fn a_version_set_aside_never_outlives_the_commit_of_its_merge() -> anyhow::Result<()> {
     let dec = "dec_0000000000000001";
     let root = TempDir::new("sync-pairing-kill-gone")?;
-    let judged: Value =
-        serde_json::from_str(&decision(dec, "bracket", "hold", T2, Some(&engineer(T2))))?;
     let mut committed = 0;
     for n in 1.. {
-        let dir = root.join(&n.to_string());
-        std::fs::create_dir(&dir)?;
-        let (db, folder) = (dir.join("a.db"), dir.join("review"));
-        let later = decision(dec, "bracket", "release", T3, Some(&assistant(T3)));
-        import(&dir, &db, &[later])?;
-        sync(&db, &folder)?;
-        let kept = folder.join(format!("decisions/.{dec}.json.kept"));
-        std::fs::write(&kept, serde_json::to_string_pretty(&judged)?)?;
-        let killed = std::process::Command::new(binary())
-            .arg("--db")
-            .arg(&db)
-            .args(["sync", &folder.to_string_lossy()])
-            .env("MCP_LOG_LEVEL", "warn")
-            .env("REVIEW_MCP_SYNC_FAIL_AT", n.to_string())
-            .output()?;
+        let (db, folder, kept, killed) = killed_merging(&root, dec, n)?;
         // Whether the killed sync committed: the database holds the engineer's verdict.
         if export(&db)?.contains(r#""via":"app""#) {
             committed += 1;
@@ -794,4 +762,33 @@ fn a_version_set_aside_never_outlives_the_commit_of_its_merge() -> anyhow::Resul
         "the sync was killed after its commit {committed} times"
     );
     Ok(())
+}
+
+/// In a directory of its own under `root`: a database holding the later version of decision
+/// `dec` (the assistant's verdict), synced, and an earlier version judged by the engineer set
+/// aside beside its file; then a sync killed at its step `n` (the test hook). The database,
+/// the folder, the version set aside and what the killed sync did.
+fn killed_merging(
+    root: &TempDir,
+    dec: &str,
+    n: usize,
+) -> anyhow::Result<(PathBuf, PathBuf, PathBuf, std::process::Output)> {
+    let dir = root.join(&n.to_string());
+    std::fs::create_dir(&dir)?;
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    let later = decision(dec, "bracket", "release", T3, Some(&assistant(T3)));
+    import(&dir, &db, &[later])?;
+    sync(&db, &folder)?;
+    let kept = folder.join(format!("decisions/.{dec}.json.kept"));
+    let judged: Value =
+        serde_json::from_str(&decision(dec, "bracket", "hold", T2, Some(&engineer(T2))))?;
+    std::fs::write(&kept, serde_json::to_string_pretty(&judged)?)?;
+    let killed = std::process::Command::new(binary())
+        .arg("--db")
+        .arg(&db)
+        .args(["sync", &folder.to_string_lossy()])
+        .env("MCP_LOG_LEVEL", "warn")
+        .env("REVIEW_MCP_SYNC_FAIL_AT", n.to_string())
+        .output()?;
+    Ok((db, folder, kept, killed))
 }
