@@ -357,7 +357,11 @@ pub(super) fn read_folder(
                     Ok((item, merged, read)) => {
                         spent = spent.saturating_add(read);
                         over = spent > MAX_READ_BYTES;
-                        let h = item.hash();
+                        // The file as it is when the version set aside adds nothing to it.
+                        let h = match merged.text {
+                            Some(_) => item.hash(),
+                            None => merged.read,
+                        };
                         e.file = Some((h, (!e.knows(&h)).then(|| Box::new(item))));
                         set_aside.push(merged);
                     }
@@ -426,8 +430,9 @@ pub(super) struct SetAside {
     pub(super) own: PathBuf,
     pub(super) read: Hash,
     pub(super) kept_read: Hash,
-    /// The merged text, when it is not what the item's file holds (the version set aside
-    /// holds something the file lacks), and what the merge says of the two.
+    /// The merged text, when the version set aside holds something the file lacks (a file
+    /// that holds all of it is read as it is, whatever its layout: the version set aside is
+    /// stale), and what the merge says of the two.
     pub(super) text: Option<String>,
     pub(super) said: Option<String>,
 }
@@ -473,12 +478,11 @@ fn merge_set_aside(
     let (kept_bytes, earlier) = read(&kept).map_err(not_merged)?;
     let merged = resolve(None, side(&file, "file's"), side(&earlier, "set-aside"))
         .map_err(|why| not_merged(format!("{}: {}", shown(&kept), escape_controls(&why))))?;
-    let text = merged.item.text();
     let read = (bytes.len() + kept_bytes.len()) as u64;
     let set_aside = SetAside {
         read: hash(&bytes),
         kept_read: hash(&kept_bytes),
-        text: (text.as_bytes() != bytes).then_some(text),
+        text: (merged.item != file).then(|| merged.item.text()),
         said: merged.conflict,
         kept,
         own,

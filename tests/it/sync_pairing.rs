@@ -764,6 +764,35 @@ fn a_version_set_aside_never_outlives_the_commit_of_its_merge() -> anyhow::Resul
     Ok(())
 }
 
+/// Regression (found by the adv8 review): a version set aside that holds nothing its item's
+/// file lacks is stale, whatever the file's layout. The file one line (an export line, as a
+/// hand or another tool writes it) and the version set aside the same bytes, sync said it
+/// "merged" the version set aside into the file ("merged as two versions of one item"),
+/// rewriting the file in its own layout, as if the version set aside had brought something.
+#[test]
+fn a_version_set_aside_adding_nothing_is_stale_whatever_the_file_s_layout() -> anyhow::Result<()> {
+    let dec = "dec_0000000000000001";
+    let root = TempDir::new("sync-pairing-stale-layout")?;
+    let (db, folder) = (root.join("a.db"), root.join("review"));
+    let line = decision(dec, "bracket", "release", T3, Some(&assistant(T3)));
+    import(root.path(), &db, std::slice::from_ref(&line))?;
+    sync(&db, &folder)?;
+    let own = folder.join(format!("decisions/{dec}.json"));
+    std::fs::write(&own, format!("{line}\n"))?;
+    let kept = folder.join(format!("decisions/.{dec}.json.kept"));
+    std::fs::write(&kept, format!("{line}\n"))?;
+    let held = export(&db)?;
+    let said = sync(&db, &folder)?;
+    ensure!(
+        said.contains(&format!(
+            "deleted decisions/.{dec}.json.kept (a version merge-file set aside, stale"
+        )) && !said.contains("merged"),
+        "the version set aside added nothing: {said}"
+    );
+    ensure!(!kept.exists() && export(&db)? == held, "{said}");
+    Ok(())
+}
+
 /// In a directory of its own under `root`: a database holding the later version of decision
 /// `dec` (the assistant's verdict), synced, and an earlier version judged by the engineer set
 /// aside beside its file; then a sync killed at its step `n` (the test hook). The database,
