@@ -357,7 +357,11 @@ pub(super) fn read_folder(
                     Ok((item, merged, read)) => {
                         spent = spent.saturating_add(read);
                         over = spent > MAX_READ_BYTES;
-                        let h = item.hash();
+                        // The file as it is when the version set aside adds nothing to it.
+                        let h = match merged.text {
+                            Some(_) => item.hash(),
+                            None => merged.read,
+                        };
                         e.file = Some((h, (!e.knows(&h)).then(|| Box::new(item))));
                         set_aside.push(merged);
                     }
@@ -416,19 +420,31 @@ pub(super) fn read_folder(
 /// a replay (`git pull --rebase`), a pull or a hand brought the file back, or `git merge
 /// --abort` restored it. The two are read as one version of the item, merged as two versions
 /// without a base are ([`resolve`]: the later kept, the engineer's verdicts carried, as the
-/// driver merges two versions set aside), which the sync takes for the folder's; once it goes
-/// through, it writes the merged text to the item's file and deletes the version set aside.
+/// driver merges two versions set aside), which the sync takes for the folder's; just before
+/// its commit it writes the merged text to the item's file and deletes the version set aside.
 #[derive(Debug)]
 pub(super) struct SetAside {
     /// The version set aside.
     pub(super) kept: PathBuf,
-    /// The item's file, and its hash as read (CRLF as LF).
+    /// The item's file, and its hash as read (CRLF as LF); the version set aside's.
     pub(super) own: PathBuf,
     pub(super) read: Hash,
-    /// The merged text, when it is not what the item's file holds (the version set aside
-    /// holds something the file lacks), and what the merge says of the two.
+    pub(super) kept_read: Hash,
+    /// The merged text, when the version set aside holds something the file lacks (a file
+    /// that holds all of it is read as it is, whatever its layout: the version set aside is
+    /// stale), and what the merge says of the two.
     pub(super) text: Option<String>,
     pub(super) said: Option<String>,
+}
+
+impl SetAside {
+    /// The file of the two that no longer holds what was read, if any.
+    pub(super) fn changed(&self) -> Option<&Path> {
+        [(&self.own, self.read), (&self.kept, self.kept_read)]
+            .into_iter()
+            .find(|(path, read)| file_hash(path) != Ok(Some(*read)))
+            .map(|(path, _)| path.as_path())
+    }
 }
 
 /// The item the version set aside as `id` and its file make ([`SetAside`]), the merge, and
@@ -462,11 +478,11 @@ fn merge_set_aside(
     let (kept_bytes, earlier) = read(&kept).map_err(not_merged)?;
     let merged = resolve(None, side(&file, "file's"), side(&earlier, "set-aside"))
         .map_err(|why| not_merged(format!("{}: {}", shown(&kept), escape_controls(&why))))?;
-    let text = merged.item.text();
     let read = (bytes.len() + kept_bytes.len()) as u64;
     let set_aside = SetAside {
         read: hash(&bytes),
-        text: (text.as_bytes() != bytes).then_some(text),
+        kept_read: hash(&kept_bytes),
+        text: (merged.item != file).then(|| merged.item.text()),
         said: merged.conflict,
         kept,
         own,

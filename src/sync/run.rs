@@ -72,8 +72,8 @@ use std::{fs, io};
 use super::apply::WRITE_BATCH;
 use super::apply::{Apply, complete, overlay};
 use super::folder::{
-    HASH_THREADS, SetAside, file_hash, fsync_dir, is_file_id, kept_versions, on_threads,
-    read_folder, refuse_links, remove_file, scan, write_all, write_atomic,
+    HASH_THREADS, SetAside, fsync_dir, is_file_id, kept_versions, on_threads, read_folder,
+    refuse_links, remove_file, scan, write_all, write_atomic,
 };
 use super::history::{HISTORY_DIR, Held, engineer_verdict_events, missing_files, read_history};
 use super::line::{Schemas, check_event};
@@ -540,6 +540,33 @@ pub fn run(
             saved: None,
         });
     }
+    // The merge of each version set aside with its item's file is written there, and the
+    // version set aside deleted, before the commit: once the database holds the merge, no
+    // version set aside is left to stand for the file should it go (left until after the
+    // commit, a sync killed there, then the file deleted, had the next sync take that older
+    // version over the database's later one). Either changed since they were read (a pull,
+    // an editor), the sync is refused, nothing written; killed between, the next sync merges
+    // what is left again.
+    if let Some(changed) = set_aside.iter().find_map(SetAside::changed) {
+        return Err(fail!(
+            "{} changed while sync read it (a pull, an editor?); nothing was changed: run \
+             sync again",
+            name(changed)
+        ));
+    }
+    for s in &set_aside {
+        if let Some(text) = &s.text {
+            write_atomic(&s.own, text)?;
+            owned::step("set-aside version merged into its file");
+        }
+        remove_file(&s.kept)?;
+        // Durably gone before the commit (a power cut would otherwise bring it back).
+        if let Some(dir) = s.kept.parent() {
+            fsync_dir(dir);
+        }
+        let line = set_aside_line(&name(&s.kept), &name(&s.own), s, true);
+        counts.stale_kept.push(line);
+    }
     // What this sync deletes from the database is saved beside it first, durably: a deletion
     // the engineer did not mean (a force-push, a `git reset`, a file deleted by hand) is
     // undone by importing that file. So is the database's version of each conflict whose
@@ -577,23 +604,6 @@ pub fn run(
             counts.restored.push(name.display().to_string());
         }
     }
-    // The merge of a version set aside with its item's file, written there (unless a pull
-    // or an editor changed the file since it was read: both are left for the next sync to
-    // merge again), and only then the version set aside deleted.
-    let mut meanwhile = Vec::new();
-    for s in &set_aside {
-        if let Some(text) = &s.text {
-            if file_hash(&s.own) != Ok(Some(s.read)) {
-                meanwhile.push(name(&s.own));
-                continue;
-            }
-            write_atomic(&s.own, text)?;
-            owned::step("set-aside version merged into its file");
-        }
-        remove_file(&s.kept)?;
-        let line = set_aside_line(&name(&s.kept), &name(&s.own), s, true);
-        counts.stale_kept.push(line);
-    }
     for path in &stale {
         remove_file(path)?;
     }
@@ -620,11 +630,6 @@ pub fn run(
             .unwrap_or_default()
     );
     counts.changed_meanwhile = left;
-    for own in meanwhile {
-        if !counts.changed_meanwhile.contains(&own) {
-            counts.changed_meanwhile.push(own);
-        }
-    }
     // A version set aside for an item the database no longer holds was put back only for
     // the deletion to take it: nothing restored is left to commit.
     counts.restored.retain(|name| folder.join(name).exists());

@@ -697,24 +697,8 @@ fn a_set_aside_version_that_is_another_item_or_a_link_is_refused_not_merged() ->
 fn a_sync_killed_while_it_merges_a_version_set_aside_loses_neither() -> anyhow::Result<()> {
     let dec = "dec_0000000000000001";
     let root = TempDir::new("sync-pairing-kill-set-aside")?;
-    let judged: Value =
-        serde_json::from_str(&decision(dec, "bracket", "hold", T2, Some(&engineer(T2))))?;
     for n in 1.. {
-        let dir = root.join(&n.to_string());
-        std::fs::create_dir(&dir)?;
-        let (db, folder) = (dir.join("a.db"), dir.join("review"));
-        let later = decision(dec, "bracket", "release", T3, Some(&assistant(T3)));
-        import(&dir, &db, &[later])?;
-        sync(&db, &folder)?;
-        let kept = folder.join(format!("decisions/.{dec}.json.kept"));
-        std::fs::write(&kept, serde_json::to_string_pretty(&judged)?)?;
-        let killed = std::process::Command::new(binary())
-            .arg("--db")
-            .arg(&db)
-            .args(["sync", &folder.to_string_lossy()])
-            .env("MCP_LOG_LEVEL", "warn")
-            .env("REVIEW_MCP_SYNC_FAIL_AT", n.to_string())
-            .output()?;
+        let (db, folder, kept, killed) = killed_merging(&root, dec, n)?;
         let said = sync(&db, &folder)?;
         let file: Value = serde_json::from_slice(&std::fs::read(
             folder.join(format!("decisions/{dec}.json")),
@@ -733,4 +717,107 @@ fn a_sync_killed_while_it_merges_a_version_set_aside_loses_neither() -> anyhow::
         }
     }
     Ok(())
+}
+
+/// Regression (found by the adv8 review): a sync killed after its commit, once the database
+/// held the merge of a version set aside with its item's file, left that version beside the
+/// file (merged and deleted only after the commit). Were the file then to go (deleted by
+/// hand, or by a pull bringing a teammate's forget), the version set aside stood for it, and
+/// the next sync took that older version over the database's later one ("changed in the
+/// folder only, to a version older than the database's: taken"), in the database and in the
+/// file. The merge is now written to the file, and the version set aside deleted, before the
+/// commit: killed anywhere, no version set aside outlives a database that holds its merge,
+/// and a file deleted after that is a forget of the merge (saved beside the database).
+#[test]
+fn a_version_set_aside_never_outlives_the_commit_of_its_merge() -> anyhow::Result<()> {
+    let dec = "dec_0000000000000001";
+    let root = TempDir::new("sync-pairing-kill-gone")?;
+    let mut committed = 0;
+    for n in 1.. {
+        let (db, folder, kept, killed) = killed_merging(&root, dec, n)?;
+        // Whether the killed sync committed: the database holds the engineer's verdict.
+        if export(&db)?.contains(r#""via":"app""#) {
+            committed += 1;
+            ensure!(
+                !kept.exists(),
+                "killed at step {n}: the database holds the merge, the version set aside is \
+                 still there: {}",
+                String::from_utf8_lossy(&killed.stderr)
+            );
+            std::fs::remove_file(folder.join(format!("decisions/{dec}.json")))?;
+            let said = sync(&db, &folder)?;
+            let held = export(&db)?;
+            ensure!(
+                !held.contains(r#""decision""#) && said.contains("deleted: 1"),
+                "killed at step {n}, then the file deleted: the forget of the merge, not the \
+                 version set aside taken over it: {held}\n{said}"
+            );
+        }
+        if killed.status.success() {
+            break;
+        }
+    }
+    ensure!(
+        committed > 1,
+        "the sync was killed after its commit {committed} times"
+    );
+    Ok(())
+}
+
+/// Regression (found by the adv8 review): a version set aside that holds nothing its item's
+/// file lacks is stale, whatever the file's layout. The file one line (an export line, as a
+/// hand or another tool writes it) and the version set aside the same bytes, sync said it
+/// "merged" the version set aside into the file ("merged as two versions of one item"),
+/// rewriting the file in its own layout, as if the version set aside had brought something.
+#[test]
+fn a_version_set_aside_adding_nothing_is_stale_whatever_the_file_s_layout() -> anyhow::Result<()> {
+    let dec = "dec_0000000000000001";
+    let root = TempDir::new("sync-pairing-stale-layout")?;
+    let (db, folder) = (root.join("a.db"), root.join("review"));
+    let line = decision(dec, "bracket", "release", T3, Some(&assistant(T3)));
+    import(root.path(), &db, std::slice::from_ref(&line))?;
+    sync(&db, &folder)?;
+    let own = folder.join(format!("decisions/{dec}.json"));
+    std::fs::write(&own, format!("{line}\n"))?;
+    let kept = folder.join(format!("decisions/.{dec}.json.kept"));
+    std::fs::write(&kept, format!("{line}\n"))?;
+    let held = export(&db)?;
+    let said = sync(&db, &folder)?;
+    ensure!(
+        said.contains(&format!(
+            "deleted decisions/.{dec}.json.kept (a version merge-file set aside, stale"
+        )) && !said.contains("merged"),
+        "the version set aside added nothing: {said}"
+    );
+    ensure!(!kept.exists() && export(&db)? == held, "{said}");
+    Ok(())
+}
+
+/// In a directory of its own under `root`: a database holding the later version of decision
+/// `dec` (the assistant's verdict), synced, and an earlier version judged by the engineer set
+/// aside beside its file; then a sync killed at its step `n` (the test hook). The database,
+/// the folder, the version set aside and what the killed sync did.
+fn killed_merging(
+    root: &TempDir,
+    dec: &str,
+    n: usize,
+) -> anyhow::Result<(PathBuf, PathBuf, PathBuf, std::process::Output)> {
+    let dir = root.join(&n.to_string());
+    std::fs::create_dir(&dir)?;
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    let later = decision(dec, "bracket", "release", T3, Some(&assistant(T3)));
+    import(&dir, &db, &[later])?;
+    sync(&db, &folder)?;
+    let kept = folder.join(format!("decisions/.{dec}.json.kept"));
+    let judged: Value =
+        serde_json::from_str(&decision(dec, "bracket", "hold", T2, Some(&engineer(T2))))?;
+    std::fs::write(&kept, serde_json::to_string_pretty(&judged)?)?;
+    let killed = std::process::Command::new(binary())
+        .arg("--db")
+        .arg(&db)
+        .args(["sync", &folder.to_string_lossy()])
+        .env("MCP_LOG_LEVEL", "warn")
+        .env("REVIEW_MCP_SYNC_FAIL_AT", n.to_string())
+        .output()?;
+    Ok((db, folder, kept, killed))
 }
