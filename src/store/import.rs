@@ -1622,6 +1622,54 @@ mod tests {
         }
     }
 
+    /// adv9: the engineer carried a feature A to B, forgot it at B and stated it anew at A
+    /// (another id), all in this database; then imported a backup taken before the forget.
+    /// The carry rule (a carried feature never moves back, whatever the times) brought the
+    /// forgotten feature back live at B and hid the engineer's later statement at A in the
+    /// copy there: the forget undone and the last statement out of sight. A sync of the same
+    /// pair (the forget here, the folder's version unchanged) deletes the carried feature and
+    /// keeps the statement live; before carryrules, import kept the later of the two ids
+    /// (the "seen" rule: the database held A's copy beside the statement).
+    ///
+    /// Not fixed: a feature's `forget` writes no event, so "forgotten here" can only be read
+    /// as "its id known to the history before this import, held by nothing", and an archive
+    /// that took the carry's `carried` event from one clone's export (the clone that forgot
+    /// the feature) reads the same; judging by times there made
+    /// `the_exports_of_a_carry_and_two_statements_at_its_revision_settle_alike_in_every_order`
+    /// depend on the order of the imports (tried by adv9). A fix needs an event of a
+    /// feature's forget, or the import told which database's history is its own. Nothing is
+    /// lost meanwhile: the statement is what A says of the feature, in its copy there.
+    #[test]
+    #[ignore = "known defect: an import of a backup from before a forget here brings the carried feature back over the statement made since"]
+    fn a_backup_from_before_a_forget_here_does_not_hide_the_statement_made_since() {
+        let later = || std::thread::sleep(std::time::Duration::from_millis(5));
+        let mut db = Store::open_in_memory().unwrap();
+        let (carried, _) = db.remember(&mating(10, "original")).unwrap();
+        carry(&mut db, 10, 11);
+        let backup = (db.all_records().unwrap(), db.events().unwrap());
+        later();
+        let b = at(11);
+        assert_eq!(
+            db.forget_feature(b.locator(), "mating", &b.revision)
+                .unwrap(),
+            1
+        );
+        later();
+        let (anew, _) = db.remember(&mating(10, "stated anew at A")).unwrap();
+        assert_ne!(anew.id, carried.id);
+        for events in [backup.1.clone(), Vec::new()] {
+            let mut here = Store::open_in_memory().unwrap();
+            here.import_with_history(&db.all_records().unwrap(), &[], &db.events().unwrap())
+                .unwrap();
+            here.import_with_history(&backup.0, &[], &events).unwrap();
+            let records = here.all_records().unwrap();
+            let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
+            assert_eq!(live.len(), 1, "{records:?}");
+            assert_eq!(live[0].id, anew.id, "{records:?}");
+            assert_eq!(live[0].note.as_deref(), Some("stated anew at A"));
+        }
+    }
+
     /// Revision `n` of the part in a file renamed for it (`file:///p_rev<n>.step`).
     fn renamed(n: u8) -> crate::review::Artifact {
         crate::review::Artifact {
