@@ -270,6 +270,16 @@ fn import_record(
     let by_id = match (&holder, by_id, name) {
         (Some(h), Some(held), Some(_)) if h.rid != held.0 && r.carried.is_some() => {
             match load_record(tx, held.0)? {
+                // The database's version carried on past the line's revision (A to B to C,
+                // the marks at B and C both naming A): the line is what B says of it, as
+                // without the statement at B; not the carry that moves the feature on.
+                Some(old)
+                    if carry_reaches(tx, &old, r, &|_| None)?
+                        && carried_on_from(tx, r)?.is_some() =>
+                {
+                    stayed.push((r.clone(), old));
+                    return Ok(Outcome::Stayed);
+                }
                 Some(old) if carry_reaches(tx, r, &old, &|_| None)? => {
                     delete_records(tx, &[held.0])?;
                     stayed.push((old, r.clone()));
@@ -1735,6 +1745,75 @@ mod tests {
             assert_eq!(live[0].id, feature.id);
             assert_eq!(live[0].artifact, renamed(12));
             assert_eq!(live[0].note.as_deref(), Some("at B"));
+        }
+    }
+
+    /// adv9: a feature carried A to B to C, each to a file renamed for its revision, held
+    /// here at C, its name stated at B under another id (a clone that never saw the carries);
+    /// then an export from before the second carry (the feature at B) is imported. Its line is
+    /// what B says of the feature (the database's version carried on past it), as without the
+    /// statement at B; the carry meeting that statement was settled one way only (the line
+    /// carried on past the database's version), so the whole file was refused ("an id names
+    /// one record"), the statement at B taken for the line's key.
+    #[test]
+    fn an_older_carry_to_a_renamed_file_meeting_a_statement_there_is_what_it_says() {
+        let mut one = Store::open_in_memory().unwrap();
+        let (feature, _) = one
+            .remember(&NewRecord {
+                artifact: renamed(10),
+                ..mating(10, "original")
+            })
+            .unwrap();
+        carry_to(&mut one, renamed(10), renamed(11));
+        let at_b = (one.all_records().unwrap(), one.events().unwrap());
+        carry_to(&mut one, renamed(11), renamed(12));
+        let at_c = (one.all_records().unwrap(), one.events().unwrap());
+        let mut two = Store::open_in_memory().unwrap();
+        let (stated, _) = two
+            .remember(&NewRecord {
+                artifact: renamed(11),
+                ..mating(11, "stated at B, carries unseen")
+            })
+            .unwrap();
+        for (events, with_statement) in [(true, true), (false, true), (true, false), (false, false)]
+        {
+            let pick = |e: &Vec<crate::review::history::Event>| match events {
+                true => e.clone(),
+                false => Vec::new(),
+            };
+            let mut archive = Store::open_in_memory().unwrap();
+            if with_statement {
+                archive
+                    .import_with_history(&two.all_records().unwrap(), &[], &[])
+                    .unwrap();
+            }
+            let lives = 1 + usize::from(with_statement);
+            archive
+                .import_with_history(&at_c.0, &[], &pick(&at_c.1))
+                .unwrap();
+            let before = archive.all_records().unwrap();
+            let live_before = before.iter().filter(|r| r.superseded.is_none()).count();
+            assert_eq!(live_before, lives, "the export at C: {before:?}");
+            let summary = archive
+                .import_with_history(&at_b.0, &[], &pick(&at_b.1))
+                .unwrap();
+            let records = archive.all_records().unwrap();
+            let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
+            assert_eq!(live.len(), lives, "{with_statement}: {records:?}");
+            assert!(
+                live.iter()
+                    .any(|r| r.id == feature.id && r.artifact == renamed(12)),
+                "{records:?}"
+            );
+            assert!(
+                !with_statement
+                    || live
+                        .iter()
+                        .any(|r| r.id == stated.id && r.artifact == renamed(11)),
+                "{records:?}"
+            );
+            assert_eq!(records.len(), before.len(), "{summary:?}: {records:?}");
+            assert_eq!(summary.stayed, 1, "{with_statement}: {summary:?}");
         }
     }
 
