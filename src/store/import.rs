@@ -1752,29 +1752,27 @@ mod tests {
     /// here at C, its name stated at B under another id (a clone that never saw the carries);
     /// then an export from before the second carry (the feature at B) is imported. Its line is
     /// what B says of the feature (the database's version carried on past it), as without the
-    /// statement at B; the carry meeting that statement was settled one way only (the line
-    /// carried on past the database's version), so the whole file was refused ("an id names
-    /// one record"), the statement at B taken for the line's key.
+    /// statement at B. The line was taken for the carry moving the feature on from C (both
+    /// marks name A, and `carry_of` matches two marks of one origin either way): the live
+    /// feature at C was deleted, its text kept as a copy at C "superseded by B", and the line
+    /// lost to the later statement at B by time, so the feature stood nowhere.
     #[test]
     fn an_older_carry_to_a_renamed_file_meeting_a_statement_there_is_what_it_says() {
+        let stated_in = |s: &mut Store, n: u8, note: &str| {
+            let new = NewRecord {
+                artifact: renamed(n),
+                ..mating(n, note)
+            };
+            s.remember(&new).unwrap().0
+        };
         let mut one = Store::open_in_memory().unwrap();
-        let (feature, _) = one
-            .remember(&NewRecord {
-                artifact: renamed(10),
-                ..mating(10, "original")
-            })
-            .unwrap();
+        let feature = stated_in(&mut one, 10, "original");
         carry_to(&mut one, renamed(10), renamed(11));
         let at_b = (one.all_records().unwrap(), one.events().unwrap());
         carry_to(&mut one, renamed(11), renamed(12));
         let at_c = (one.all_records().unwrap(), one.events().unwrap());
         let mut two = Store::open_in_memory().unwrap();
-        let (stated, _) = two
-            .remember(&NewRecord {
-                artifact: renamed(11),
-                ..mating(11, "stated at B, carries unseen")
-            })
-            .unwrap();
+        let stated = stated_in(&mut two, 11, "stated at B, carries unseen");
         for (events, with_statement) in [(true, true), (false, true), (true, false), (false, false)]
         {
             let pick = |e: &Vec<crate::review::history::Event>| match events {
