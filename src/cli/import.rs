@@ -10,17 +10,23 @@ use review_mcp::text::counted;
 
 use super::output::shown;
 
+/// How to have such a statement live again: the carried feature stands where the carry took it
+/// (a saved file of a sync's deletions brings a statement made anew there back this way too).
+const LIVE_AGAIN: &str = "to have one live there again, forget the feature where it stands, \
+                          then remember it at that revision";
+
 /// What the report says of the lines kept as what an old revision says of a carried feature
 /// (nothing when there were none, so the usual report is as it was).
 fn stayed(n: usize) -> String {
     match n {
         0 => String::new(),
-        1 => ", kept 1 as what the revision it states says of a feature a carry moved on from \
-              there (its superseded copy)"
-            .to_string(),
+        1 => format!(
+            ", kept 1 as what the revision it states says of a feature a carry moved on from \
+             there (its superseded copy; {LIVE_AGAIN})"
+        ),
         n => format!(
             ", kept {n} as what the revisions they state say of features a carry moved on from \
-             there (their superseded copies)"
+             there (their superseded copies; {LIVE_AGAIN})"
         ),
     }
 }

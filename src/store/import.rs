@@ -270,6 +270,16 @@ fn import_record(
     let by_id = match (&holder, by_id, name) {
         (Some(h), Some(held), Some(_)) if h.rid != held.0 && r.carried.is_some() => {
             match load_record(tx, held.0)? {
+                // The database's version carried on past the line's revision (A to B to C,
+                // the marks at B and C both naming A): the line is what B says of it, as
+                // without the statement at B; not the carry that moves the feature on.
+                Some(old)
+                    if carry_reaches(tx, &old, r, &|_| None)?
+                        && carried_on_from(tx, r)?.is_some() =>
+                {
+                    stayed.push((r.clone(), old));
+                    return Ok(Outcome::Stayed);
+                }
                 Some(old) if carry_reaches(tx, r, &old, &|_| None)? => {
                     delete_records(tx, &[held.0])?;
                     stayed.push((old, r.clone()));
@@ -1622,6 +1632,54 @@ mod tests {
         }
     }
 
+    /// adv9: the engineer carried a feature A to B, forgot it at B and stated it anew at A
+    /// (another id), all in this database; then imported a backup taken before the forget.
+    /// The carry rule (a carried feature never moves back, whatever the times) brought the
+    /// forgotten feature back live at B and hid the engineer's later statement at A in the
+    /// copy there: the forget undone and the last statement out of sight. A sync of the same
+    /// pair (the forget here, the folder's version unchanged) deletes the carried feature and
+    /// keeps the statement live; before carryrules, import kept the later of the two ids
+    /// (the "seen" rule: the database held A's copy beside the statement).
+    ///
+    /// Not fixed: a feature's `forget` writes no event, so "forgotten here" can only be read
+    /// as "its id known to the history before this import, held by nothing", and an archive
+    /// that took the carry's `carried` event from one clone's export (the clone that forgot
+    /// the feature) reads the same; judging by times there made
+    /// `the_exports_of_a_carry_and_two_statements_at_its_revision_settle_alike_in_every_order`
+    /// depend on the order of the imports (tried by adv9). A fix needs an event of a
+    /// feature's forget, or the import told which database's history is its own. Nothing is
+    /// lost meanwhile: the statement is what A says of the feature, in its copy there.
+    #[test]
+    #[ignore = "known defect: an import of a backup from before a forget here brings the carried feature back over the statement made since"]
+    fn a_backup_from_before_a_forget_here_does_not_hide_the_statement_made_since() {
+        let later = || std::thread::sleep(std::time::Duration::from_millis(5));
+        let mut db = Store::open_in_memory().unwrap();
+        let (carried, _) = db.remember(&mating(10, "original")).unwrap();
+        carry(&mut db, 10, 11);
+        let backup = (db.all_records().unwrap(), db.events().unwrap());
+        later();
+        let b = at(11);
+        assert_eq!(
+            db.forget_feature(b.locator(), "mating", &b.revision)
+                .unwrap(),
+            1
+        );
+        later();
+        let (anew, _) = db.remember(&mating(10, "stated anew at A")).unwrap();
+        assert_ne!(anew.id, carried.id);
+        for events in [backup.1.clone(), Vec::new()] {
+            let mut here = Store::open_in_memory().unwrap();
+            here.import_with_history(&db.all_records().unwrap(), &[], &db.events().unwrap())
+                .unwrap();
+            here.import_with_history(&backup.0, &[], &events).unwrap();
+            let records = here.all_records().unwrap();
+            let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
+            assert_eq!(live.len(), 1, "{records:?}");
+            assert_eq!(live[0].id, anew.id, "{records:?}");
+            assert_eq!(live[0].note.as_deref(), Some("stated anew at A"));
+        }
+    }
+
     /// Revision `n` of the part in a file renamed for it (`file:///p_rev<n>.step`).
     fn renamed(n: u8) -> crate::review::Artifact {
         crate::review::Artifact {
@@ -1687,6 +1745,73 @@ mod tests {
             assert_eq!(live[0].id, feature.id);
             assert_eq!(live[0].artifact, renamed(12));
             assert_eq!(live[0].note.as_deref(), Some("at B"));
+        }
+    }
+
+    /// adv9: a feature carried A to B to C, each to a file renamed for its revision, held
+    /// here at C, its name stated at B under another id (a clone that never saw the carries);
+    /// then an export from before the second carry (the feature at B) is imported. Its line is
+    /// what B says of the feature (the database's version carried on past it), as without the
+    /// statement at B. The line was taken for the carry moving the feature on from C (both
+    /// marks name A, and `carry_of` matches two marks of one origin either way): the live
+    /// feature at C was deleted, its text kept as a copy at C "superseded by B", and the line
+    /// lost to the later statement at B by time, so the feature stood nowhere.
+    #[test]
+    fn an_older_carry_to_a_renamed_file_meeting_a_statement_there_is_what_it_says() {
+        let stated_in = |s: &mut Store, n: u8, note: &str| {
+            let new = NewRecord {
+                artifact: renamed(n),
+                ..mating(n, note)
+            };
+            s.remember(&new).unwrap().0
+        };
+        let mut one = Store::open_in_memory().unwrap();
+        let feature = stated_in(&mut one, 10, "original");
+        carry_to(&mut one, renamed(10), renamed(11));
+        let at_b = (one.all_records().unwrap(), one.events().unwrap());
+        carry_to(&mut one, renamed(11), renamed(12));
+        let at_c = (one.all_records().unwrap(), one.events().unwrap());
+        let mut two = Store::open_in_memory().unwrap();
+        let stated = stated_in(&mut two, 11, "stated at B, carries unseen");
+        for (events, with_statement) in [(true, true), (false, true), (true, false), (false, false)]
+        {
+            let pick = |e: &Vec<crate::review::history::Event>| match events {
+                true => e.clone(),
+                false => Vec::new(),
+            };
+            let mut archive = Store::open_in_memory().unwrap();
+            if with_statement {
+                archive
+                    .import_with_history(&two.all_records().unwrap(), &[], &[])
+                    .unwrap();
+            }
+            let lives = 1 + usize::from(with_statement);
+            archive
+                .import_with_history(&at_c.0, &[], &pick(&at_c.1))
+                .unwrap();
+            let before = archive.all_records().unwrap();
+            let live_before = before.iter().filter(|r| r.superseded.is_none()).count();
+            assert_eq!(live_before, lives, "the export at C: {before:?}");
+            let summary = archive
+                .import_with_history(&at_b.0, &[], &pick(&at_b.1))
+                .unwrap();
+            let records = archive.all_records().unwrap();
+            let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
+            assert_eq!(live.len(), lives, "{with_statement}: {records:?}");
+            assert!(
+                live.iter()
+                    .any(|r| r.id == feature.id && r.artifact == renamed(12)),
+                "{records:?}"
+            );
+            assert!(
+                !with_statement
+                    || live
+                        .iter()
+                        .any(|r| r.id == stated.id && r.artifact == renamed(11)),
+                "{records:?}"
+            );
+            assert_eq!(records.len(), before.len(), "{summary:?}: {records:?}");
+            assert_eq!(summary.stayed, 1, "{with_statement}: {summary:?}");
         }
     }
 

@@ -1807,7 +1807,15 @@ fn a_statement_beside_a_carry_s_copy_deleted_by_sync_is_kept_by_its_import() -> 
         .map(|e| e.map(|e| e.path()))
         .collect::<Result<_, _>>()?;
     assert_eq!(saved.len(), 1);
-    ok(review_mcp(&db, &["import", &saved[0].to_string_lossy()])?)?;
+    // adv9: the sync said its import brings the deleted item back; it comes back as A's copy,
+    // and the import's report says so and how to have it live again.
+    let said = ok(review_mcp(&db, &["import", &saved[0].to_string_lossy()])?)?;
+    assert!(
+        said.contains("kept 1 as what the revision it states says")
+            && said
+                .contains("forget the feature where it stands, then remember it at that revision"),
+        "{said}"
+    );
     let back = live(&db)?;
     assert_eq!(back.len(), 1, "{back:?}");
     assert!(
