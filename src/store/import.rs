@@ -177,8 +177,8 @@ fn carried_from(tx: &Transaction<'_>, onward: &Record, revision: &str) -> Result
 }
 
 /// `stated`, a statement at a revision the carry of `onward` moved the feature on from, as one
-/// of `onward`'s feature: under `onward`'s id (its copy at `stated`'s revision), unless a carry of `stated`'s
-/// own id moved it on from there (then its own copy), as sync keeps it.
+/// of `onward`'s feature: under `onward`'s id (its copy at `stated`'s revision), unless a
+/// carry of `stated`'s own id moved it on from there (then its own copy), as sync keeps it.
 fn statement_of(
     tx: &Transaction<'_>,
     stated: &Record,
