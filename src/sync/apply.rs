@@ -425,10 +425,14 @@ impl<'a, 't> Apply<'a, 't> {
             }
             Action::ToDatabase | Action::KeepFolder => {
                 let item = file_item.ok_or_else(|| fail!("{id}: no folder version"))?;
-                if let Some(held) = db_item {
-                    let links = self.carry_links(item, held)?;
-                    let on = links.carried_on();
-                    refuse_moved(kind, id, side(item, "folder"), side(held, "database"), &on)?;
+                // The chain of carries is read only for a pair that one key or one carry mark
+                // does not make one item (a sync of many carried features reads none).
+                let (file, held) = (side(item, "folder"), db_item.map(|h| side(h, "database")));
+                if let Some(held) = held
+                    && merge::moved_key(file, held, &|_| None).is_some()
+                {
+                    let links = self.carry_links(item, held.item)?;
+                    refuse_moved(kind, id, file, held, &links.carried_on())?;
                 }
                 // The rule of the tools against the database's version (or the base's).
                 let r = self.outranked(db_item, item, "folder")?;
