@@ -471,10 +471,21 @@ impl<'a, 't> Apply<'a, 't> {
                 let (Some(db), Some(file)) = (db_item, file_item) else {
                     return Err(fail!("{id}: a conflict needs both versions"));
                 };
-                let links = self.carry_links(file, db)?;
+                let base = self.base_item(kind, id)?;
+                // The chain of carries is read only where the merge may ask it
+                // ([`merge::asks_carries`], which says why the answer is the same): a conflict
+                // of many carried features, each side at the revision the other holds, reads
+                // none.
+                let links = match merge::asks_carries(
+                    base.as_ref(),
+                    side(db, "database"),
+                    side(file, "folder"),
+                ) {
+                    true => self.carry_links(file, db)?,
+                    false => Vec::new(),
+                };
                 let on = Record::carried_on_in(&links);
                 refuse_moved(kind, id, side(file, "folder"), side(db, "database"), &on)?;
-                let base = self.base_item(kind, id)?;
                 // What the merge may ask, read first (a record of one side or the other).
                 let known = |item: &Item, other: &Item| match (item, other) {
                     (Item::Record(r), Item::Record(o)) => self.copy_known_against(r, o),

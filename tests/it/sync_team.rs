@@ -2569,6 +2569,47 @@ fn sync_team_two_carries_to_renamed_files_merge_over_a_statement_at_the_first() 
     Ok(())
 }
 
+/// Sync's conflict path across the chain of carries to renamed files ([`bore_carried_twice`]:
+/// A to B, stated at B, B to C, each file renamed for its revision), both sides changed since
+/// Bob's last sync (at A). Bob, before he pulls, either states "bore" again at A, a version one
+/// with the folder's only by the chain (which sync then reads, `merge::asks_carries`), or
+/// carries it on to B himself, one with it by the marks alone (the chain not read): either
+/// way the carry stands at C, and nothing is live where it was carried from.
+#[test]
+fn sync_team_a_conflict_across_two_carries_to_renamed_files_keeps_the_carry() -> anyhow::Result<()>
+{
+    for bob_carries in [false, true] {
+        let root = TempDir::new("sync-team-conflict-two-renamed-carries")?;
+        let (_a, mut b, rev_c) = bore_carried_twice(root.path())?;
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        match bob_carries {
+            true => carry(&mut b, &art(), &renamed_rev_b())?,
+            false => drop(b.remember("bore", "bob: ream and deburr")?),
+        }
+        b.pull()?;
+        let said = b.sync()?;
+        let rev = |v: Value| v["revision"].as_str().unwrap_or_default().to_string();
+        let (ra, rb, rc) = (rev(art()), rev(renamed_rev_b()), rev(rev_c.clone()));
+        for (what, text) in [
+            ("bob's folder", folder_lines(&b)?),
+            ("bob's database", b.export()?),
+        ] {
+            ensure!(
+                note_at(&text, "bore", &rc, false).as_deref() == Some("alice: at B")
+                    && note_at(&text, "bore", &ra, false).is_none()
+                    && note_at(&text, "bore", &rb, false).is_none(),
+                "bob carries: {bob_carries}; {what} ({said}): bore live at C alone: {text}"
+            );
+            ensure!(
+                bob_carries
+                    || note_at(&text, "bore", &ra, true).as_deref() == Some("bob: ream and deburr"),
+                "{what} ({said}): bob's statement is the copy at A: {text}"
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Sync's side of the import case below (carryrules, the mirror): Bob states "bore" at B in
 /// the renamed file under his own id, later than Alice's carry of her "bore" there, then pulls
 /// the carry and syncs: one feature under two ids at B, the later (Bob's) kept, A's statement
