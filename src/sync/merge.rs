@@ -712,6 +712,18 @@ mod tests {
         }
     }
 
+    /// The mark of a feature's carry from revision `from`, inherited unchanged.
+    fn carry_mark(from: &str) -> crate::review::carry::Carried {
+        crate::review::carry::Carried {
+            changed: vec![],
+            from: from.into(),
+            ids_of: None,
+            state: crate::review::carry::CarryState::Inherited,
+            unmapped: vec![],
+            verdict: None,
+        }
+    }
+
     /// Regression (found by an audit): one clone carried the feature "mating" from revision
     /// A (face:3) to B (face:13); another, which had not seen the carry, stated it again at A
     /// later. The later version won the merge: the feature moved back to A and B lost it.
@@ -805,20 +817,12 @@ mod tests {
     /// as ever.
     #[test]
     fn a_carry_to_a_renamed_file_is_a_version_and_a_move_without_one_is_refused() {
-        use crate::review::carry::{Carried, CarryState, Superseded};
+        use crate::review::carry::Superseded;
         let b_rev = format!("sha256:{}", "b".repeat(64));
         let other_rev = format!("sha256:{}", "c".repeat(64));
         let at_a = fixtures::feature("rec_1", "bore", T1);
-        let mark = |from: &str| Carried {
-            changed: vec![],
-            from: from.into(),
-            ids_of: None,
-            state: CarryState::Inherited,
-            unmapped: vec![],
-            verdict: None,
-        };
         let mut moved = Record {
-            carried: Some(mark(REV)),
+            carried: Some(carry_mark(REV)),
             ..fixtures::feature("rec_1", "bore", T2)
         };
         moved.artifact.revision.clone_from(&b_rev);
@@ -848,9 +852,9 @@ mod tests {
         }
         // Carried on unchanged: the old version is itself carried from the mark's revision.
         let mut origin_kept = at_a.clone();
-        origin_kept.carried = Some(mark(&other_rev));
+        origin_kept.carried = Some(carry_mark(&other_rev));
         let mut further = moved.clone();
-        further.carried = Some(mark(&other_rev));
+        further.carried = Some(carry_mark(&other_rev));
         let (o, f) = (Item::Record(origin_kept), Item::Record(further));
         assert_eq!(
             moved_key(side(&f, "folder"), side(&o, "database"), &|_| None),
@@ -870,7 +874,7 @@ mod tests {
         );
         assert!(
             refused(Record {
-                carried: Some(mark(&other_rev)),
+                carried: Some(carry_mark(&other_rev)),
                 ..moved.clone()
             }),
             "another revision"
@@ -917,19 +921,11 @@ mod tests {
     /// the two sides a chain apart, or a base a chain away from both sides.
     #[test]
     fn asks_carries_only_where_the_chain_of_carries_changes_the_merge() {
-        use crate::review::carry::{Carried, CarryState};
         let rev = |c: &str| format!("sha256:{}", c.repeat(64));
         let (b_rev, c_rev) = (rev("b"), rev("c"));
         let at = |revision: &str, file: &str, from: Option<&str>, t: &str, note: &str| {
             let mut r = Record {
-                carried: from.map(|from| Carried {
-                    changed: vec![],
-                    from: from.into(),
-                    ids_of: None,
-                    state: CarryState::Inherited,
-                    unmapped: vec![],
-                    verdict: None,
-                }),
+                carried: from.map(carry_mark),
                 note: Some(note.into()),
                 ..fixtures::feature("rec_1", "bore", t)
             };
