@@ -285,6 +285,18 @@ impl Record {
         false
     }
 
+    /// The [`CarriedOn`] of carries read ahead, `(revision, to)` each (as the store reads them
+    /// link by link): where the carry from a revision took the feature, what
+    /// [`Record::carry_through`] follows.
+    pub fn carried_on_in(links: &[(String, String)]) -> impl Fn(&str) -> Option<String> + '_ {
+        |revision| {
+            links
+                .iter()
+                .find(|(r, _)| r == revision)
+                .map(|(_, to)| to.clone())
+        }
+    }
+
     /// Whether `self` and `other` are one feature (one file and name, both live) under two
     /// ids, stated at two revisions: when one of the revisions was carried past for the
     /// feature, the statement there is what that revision says of it, and the other keeps

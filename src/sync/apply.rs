@@ -158,22 +158,6 @@ fn refuse_moved(
     }
 }
 
-/// The carries of one feature, `(revision, to)`, a sync read ([`Apply::carry_links`]).
-#[derive(Default)]
-struct CarryLinks(Vec<(String, String)>);
-
-impl CarryLinks {
-    /// Where the carry from a revision took the feature, as [`Record::carry_through`] asks.
-    fn carried_on(&self) -> impl Fn(&str) -> Option<String> + '_ {
-        |revision| {
-            self.0
-                .iter()
-                .find(|(r, _)| r == revision)
-                .map(|(_, to)| to.clone())
-        }
-    }
-}
-
 /// A named feature's key: its locator, name and revision.
 type FeatureKey = (String, String, String);
 
@@ -320,7 +304,7 @@ impl<'a, 't> Apply<'a, 't> {
             Action::ToFolder | Action::KeepDatabase
                 if e.file.is_none()
                     && let Some(Item::Record(stated)) = db_item
-                    && let Some(onward) = self.carried_on(stated)?
+                    && let Some(onward) = self.onward_of(stated)?
                     && !self.filed_holder_at(stated) =>
             {
                 self.forgotten_after_the_carry(id, ("database", "folder"), stated, &onward);
@@ -389,7 +373,7 @@ impl<'a, 't> Apply<'a, 't> {
                         .tx
                         .record_holder(stated)?
                         .is_none_or(|h| h.artifact.revision != stated.artifact.revision)
-                    && let Some(onward) = self.carried_on(stated)?
+                    && let Some(onward) = self.onward_of(stated)?
                     && self.tx.record_known_by(id, self.known_before)? =>
             {
                 self.forgotten_after_the_carry(id, ("folder", "database"), stated, &onward);
@@ -432,7 +416,7 @@ impl<'a, 't> Apply<'a, 't> {
                     && merge::moved_key(file, held, &|_| None).is_some()
                 {
                     let links = self.carry_links(item, held.item)?;
-                    refuse_moved(kind, id, file, held, &links.carried_on())?;
+                    refuse_moved(kind, id, file, held, &Record::carried_on_in(&links))?;
                 }
                 // The rule of the tools against the database's version (or the base's).
                 let r = self.outranked(db_item, item, "folder")?;
@@ -487,10 +471,21 @@ impl<'a, 't> Apply<'a, 't> {
                 let (Some(db), Some(file)) = (db_item, file_item) else {
                     return Err(fail!("{id}: a conflict needs both versions"));
                 };
-                let links = self.carry_links(file, db)?;
-                let on = links.carried_on();
-                refuse_moved(kind, id, side(file, "folder"), side(db, "database"), &on)?;
                 let base = self.base_item(kind, id)?;
+                // The chain of carries is read only where the merge may ask it
+                // ([`merge::asks_carries`], which says why the answer is the same): a conflict
+                // of many carried features, each side at the revision the other holds, reads
+                // none.
+                let links = match merge::asks_carries(
+                    base.as_ref(),
+                    side(db, "database"),
+                    side(file, "folder"),
+                ) {
+                    true => self.carry_links(file, db)?,
+                    false => Vec::new(),
+                };
+                let on = Record::carried_on_in(&links);
+                refuse_moved(kind, id, side(file, "folder"), side(db, "database"), &on)?;
                 // What the merge may ask, read first (a record of one side or the other).
                 let known = |item: &Item, other: &Item| match (item, other) {
                     (Item::Record(r), Item::Record(o)) => self.copy_known_against(r, o),
@@ -580,7 +575,7 @@ impl<'a, 't> Apply<'a, 't> {
             {
                 continue;
             }
-            let Some(onward) = self.carried_on(&stated)? else {
+            let Some(onward) = self.onward_of(&stated)? else {
                 continue;
             };
             // A carry back from where the copy says the feature went is that carry.
@@ -831,9 +826,9 @@ impl<'a, 't> Apply<'a, 't> {
     /// it was carried on from `stayed`'s: `stayed` is then that carry, stated again there (its
     /// mark gone), and stands as the carry would ([`merge::elsewhere`]).
     fn copy_known_against(&self, stayed: &Record, onward: &Record) -> Result<bool> {
-        if self.carried_on(stayed)?.is_none()
+        if self.onward_of(stayed)?.is_none()
             && self
-                .carried_on(onward)?
+                .onward_of(onward)?
                 .is_some_and(|c| c.artifact.revision == stayed.artifact.revision)
         {
             return Ok(false);
@@ -883,7 +878,7 @@ impl<'a, 't> Apply<'a, 't> {
     /// id) moved it on from `stated`'s revision, when the database says there was one
     /// (`SyncTx::carried_on_from`: that revision's superseded copy of it, or the carry's
     /// `carried` event) or the folder holds that copy. `None`: nothing says so.
-    fn carried_on(&self, stated: &Record) -> Result<Option<Record>> {
+    fn onward_of(&self, stated: &Record) -> Result<Option<Record>> {
         if let Some(onward) = self.tx.carried_on_from(stated)? {
             return Ok(Some(onward));
         }
@@ -911,17 +906,18 @@ impl<'a, 't> Apply<'a, 't> {
     }
 
     /// The carries of the feature two versions of one id state, from each's revision on, as
-    /// the database and the folder's copies show them ([`Record::carry_through`]).
-    fn carry_links(&self, a: &Item, b: &Item) -> Result<CarryLinks> {
+    /// the database and the folder's copies show them: `(revision, to)` each, what
+    /// [`Record::carried_on_in`] looks up for [`Record::carry_through`].
+    fn carry_links(&self, a: &Item, b: &Item) -> Result<Vec<(String, String)>> {
         let (Item::Record(a), Item::Record(b)) = (a, b) else {
-            return Ok(CarryLinks::default());
+            return Ok(Vec::new());
         };
         if a.id != b.id || (a.carried.is_none() && b.carried.is_none()) {
-            return Ok(CarryLinks::default());
+            return Ok(Vec::new());
         }
         let filed = |id: &str| self.filed_record(id).cloned();
         let from = [a.artifact.revision.as_str(), b.artifact.revision.as_str()];
-        Ok(CarryLinks(self.tx.carry_links(&a.id, &from, &filed)?))
+        Ok(self.tx.carry_links(&a.id, &from, &filed)?)
     }
 
     /// The record the folder's file of `id` holds, as this sync read it.
@@ -1266,7 +1262,7 @@ impl<'a, 't> Apply<'a, 't> {
         // carried feature forgotten after the carry, then stated anew under another id) is
         // what that revision says of that very feature: its own copy, as `import` keeps it.
         let statement = |stated: &Record, onward: &Record| -> Result<Record> {
-            Ok(match self.carried_on(stated)? {
+            Ok(match self.onward_of(stated)? {
                 Some(_) => stated.clone(),
                 None => stated.restated_as(onward),
             })

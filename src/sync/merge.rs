@@ -134,6 +134,26 @@ pub fn resolve_knowing(
     Ok(both_changed(base, ours, theirs, &o, &t, copied))
 }
 
+/// Whether [`resolve_knowing`]'s answer for these versions may depend on the carries its
+/// `carried_on` shows, so that they need reading. It asks them only through [`one_key`] (the
+/// same in either order), for the two sides ([`moved_key`]) and for a base of their kind and id
+/// against either side.
+/// Knowing no carry (`&|_| None`) makes no pair one item that a carry would not: every `true`
+/// of [`Record::carry_through`] without one is decided before it asks `carried_on` at all. So
+/// when each `one_key` asked is already `true` without the carries, it is `true` with them,
+/// and the answer is the same whatever they are: they need reading only when the two sides,
+/// or the base and both sides, are not one item without them.
+pub fn asks_carries(base: Option<&Item>, ours: Side<'_>, theirs: Side<'_>) -> bool {
+    let none: CarriedOn<'_> = &|_| None;
+    !one_key(ours.item, theirs.item, none)
+        || base.is_some_and(|b| {
+            b.kind() == ours.item.kind()
+                && b.id() == ours.item.id()
+                && !one_key(b, ours.item, none)
+                && !one_key(b, theirs.item, none)
+        })
+}
+
 /// What an id names for good, as `import` keys it: a record's kind and, for a feature, its
 /// name and part; a decision's subject, part and revision. No review-mcp writes a version of
 /// an id under another (`import` refuses one: "an id names one decision"), so a version that
@@ -692,6 +712,18 @@ mod tests {
         }
     }
 
+    /// The mark of a feature's carry from revision `from`, inherited unchanged.
+    fn carry_mark(from: &str) -> crate::review::carry::Carried {
+        crate::review::carry::Carried {
+            changed: vec![],
+            from: from.into(),
+            ids_of: None,
+            state: crate::review::carry::CarryState::Inherited,
+            unmapped: vec![],
+            verdict: None,
+        }
+    }
+
     /// Regression (found by an audit): one clone carried the feature "mating" from revision
     /// A (face:3) to B (face:13); another, which had not seen the carry, stated it again at A
     /// later. The later version won the merge: the feature moved back to A and B lost it.
@@ -785,20 +817,12 @@ mod tests {
     /// as ever.
     #[test]
     fn a_carry_to_a_renamed_file_is_a_version_and_a_move_without_one_is_refused() {
-        use crate::review::carry::{Carried, CarryState, Superseded};
+        use crate::review::carry::Superseded;
         let b_rev = format!("sha256:{}", "b".repeat(64));
         let other_rev = format!("sha256:{}", "c".repeat(64));
         let at_a = fixtures::feature("rec_1", "bore", T1);
-        let mark = |from: &str| Carried {
-            changed: vec![],
-            from: from.into(),
-            ids_of: None,
-            state: CarryState::Inherited,
-            unmapped: vec![],
-            verdict: None,
-        };
         let mut moved = Record {
-            carried: Some(mark(REV)),
+            carried: Some(carry_mark(REV)),
             ..fixtures::feature("rec_1", "bore", T2)
         };
         moved.artifact.revision.clone_from(&b_rev);
@@ -828,9 +852,9 @@ mod tests {
         }
         // Carried on unchanged: the old version is itself carried from the mark's revision.
         let mut origin_kept = at_a.clone();
-        origin_kept.carried = Some(mark(&other_rev));
+        origin_kept.carried = Some(carry_mark(&other_rev));
         let mut further = moved.clone();
-        further.carried = Some(mark(&other_rev));
+        further.carried = Some(carry_mark(&other_rev));
         let (o, f) = (Item::Record(origin_kept), Item::Record(further));
         assert_eq!(
             moved_key(side(&f, "folder"), side(&o, "database"), &|_| None),
@@ -850,7 +874,7 @@ mod tests {
         );
         assert!(
             refused(Record {
-                carried: Some(mark(&other_rev)),
+                carried: Some(carry_mark(&other_rev)),
                 ..moved.clone()
             }),
             "another revision"
@@ -889,6 +913,77 @@ mod tests {
             .is_err(),
             "a hand-moved key is refused by the merge"
         );
+    }
+
+    /// [`asks_carries`], the rule sync reads the chain of carries by in a conflict: the
+    /// answer with the chain (A to B, B to C, files renamed per revision) is the answer
+    /// without it wherever it says "no", and it says "yes" where the chain changes the answer:
+    /// the two sides a chain apart, or a base a chain away from both sides.
+    #[test]
+    fn asks_carries_only_where_the_chain_of_carries_changes_the_merge() {
+        let rev = |c: &str| format!("sha256:{}", c.repeat(64));
+        let (b_rev, c_rev) = (rev("b"), rev("c"));
+        let at = |revision: &str, file: &str, from: Option<&str>, t: &str, note: &str| {
+            let mut r = Record {
+                carried: from.map(carry_mark),
+                note: Some(note.into()),
+                ..fixtures::feature("rec_1", "bore", t)
+            };
+            r.artifact.revision = revision.into();
+            r.artifact.uri = Some(format!("file:///w/{file}"));
+            Item::Record(r)
+        };
+        let links = [
+            (REV.to_string(), b_rev.clone()),
+            (b_rev.clone(), c_rev.clone()),
+        ];
+        let chain = Record::carried_on_in(&links);
+        let merged = |base: &Item, ours: &Item, theirs: &Item, on: CarriedOn<'_>| {
+            resolve_knowing(
+                Some(base),
+                side(ours, "database"),
+                side(theirs, "folder"),
+                &|_| false,
+                on,
+            )
+        };
+        let at_a = at(REV, "p.step", None, T1, "at A");
+        let c_base = at(&c_rev, "p_revC.step", Some(&b_rev), T1, "at C");
+        let (c_ours, c_theirs) = (
+            at(&c_rev, "p_revC.step", Some(&b_rev), T2, "ours at C"),
+            at(&c_rev, "p_revC.step", Some(&b_rev), T3, "theirs at C"),
+        );
+        // Both sides changed at C since a base at C: one item without the chain, and the merge
+        // the same with it or without. A base at A, two carries back, is theirs by the chain.
+        for base in [&c_base, &at_a] {
+            let said = asks_carries(Some(base), side(&c_ours, "o"), side(&c_theirs, "t"));
+            assert_eq!(said, base == &at_a, "base {base:?}");
+            if !said {
+                assert_eq!(
+                    merged(base, &c_ours, &c_theirs, &chain),
+                    merged(base, &c_ours, &c_theirs, &|_| None)
+                );
+            }
+        }
+        // A restated at A, the folder's at C: only the chain makes them one feature.
+        let a_ours = at(REV, "p.step", None, T2, "ours at A");
+        assert!(asks_carries(
+            Some(&at_a),
+            side(&a_ours, "o"),
+            side(&c_theirs, "t")
+        ));
+        assert!(merged(&at_a, &a_ours, &c_theirs, &chain).is_ok());
+        assert!(merged(&at_a, &a_ours, &c_theirs, &|_| None).is_err());
+        // Both sides at A, the base at C: one item, but only the chain makes the base theirs
+        // (the merge keeps or drops it by that).
+        let a_theirs = at(REV, "p.step", None, T3, "theirs at A");
+        assert!(one_key(&a_ours, &a_theirs, &|_| None));
+        assert!(one_key(&c_base, &a_ours, &chain) && !one_key(&c_base, &a_ours, &|_| None));
+        assert!(asks_carries(
+            Some(&c_base),
+            side(&a_ours, "o"),
+            side(&a_theirs, "t")
+        ));
     }
 
     #[test]

@@ -284,7 +284,7 @@ fn recorded_elsewhere(
         None => "without a uri".to_string(),
     };
     if let Some(by) = carried_to {
-        return carried_on(store, &file, &by, subject);
+        return carried_on_clause(store, &file, &by, subject);
     }
     Ok(match here.uri {
         // Asked by revision alone: the revision's decisions recorded with a file are
@@ -302,9 +302,15 @@ fn recorded_elsewhere(
     })
 }
 
-/// Where a decision recorded `file` (at the revision asked about) went on to: the revision
-/// its review was carried to, through every later carry, and the artifact to ask with there.
-fn carried_on(store: &mut Store, file: &str, by: &str, subject: &str) -> Result<String, ToolError> {
+/// The clause saying where a decision recorded `file` (at the revision asked about) went on
+/// to: the revision its review was carried to, through every later carry, and the artifact to
+/// ask with there.
+fn carried_on_clause(
+    store: &mut Store,
+    file: &str,
+    by: &str,
+    subject: &str,
+) -> Result<String, ToolError> {
     let (by, ask) = goes_on_at(store, by, subject)?;
     Ok(format!(
         "; this revision had it {file}, carried on to revision {by} (carry_forward): its review goes on there{ask}"

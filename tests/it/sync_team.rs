@@ -217,6 +217,19 @@ impl Engineer {
             .arg(file)
             .env("MCP_LOG_LEVEL", "warn"))
     }
+
+    /// [`Engineer::import`], which is to succeed: `what` names it, with what import said,
+    /// when it does not.
+    fn import_ok(&self, file: &Path, lines: &str, what: &str) -> anyhow::Result<()> {
+        let out = self.import(file, lines)?;
+        ensure!(
+            out.status.success(),
+            "{what}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Ok(())
+    }
 }
 
 /// A bare repository `team.git` in `root`, and alice's clone of it on `main` with the merge
@@ -1583,11 +1596,11 @@ fn bore_carried_to_b_in(
     carrier.remember("bore", "ream to size")?;
     carry(carrier, &art(), &rev_b)?;
     carrier.publish(&format!("{name}: bore, carried to B"))?;
-    let imported = other.import(&root.join(format!("{name}.jsonl")), &carrier.export()?)?;
-    ensure!(
-        imported.status.success(),
-        "{other_name} imports {name}'s export"
-    );
+    other.import_ok(
+        &root.join(format!("{name}.jsonl")),
+        &carrier.export()?,
+        &format!("{other_name} imports {name}'s export"),
+    )?;
     Ok((a, b))
 }
 
@@ -2419,7 +2432,6 @@ fn sync_team_a_carry_to_a_renamed_file_pulled_over_by_a_statement_stands() -> an
 fn import_of_a_carry_to_a_renamed_file_takes_the_carry() -> anyhow::Result<()> {
     let root = TempDir::new("import-carry-renamed")?;
     let (a, b) = bore_carried_to_a_renamed_file(root.path())?;
-    let import = |lines: &str| b.import(&root.join("alice.jsonl"), lines);
     let lines = a.export()?;
     let bobs = b.export()?;
     // The same move without the carry's mark (the uri edited by hand) is refused, as before.
@@ -2433,28 +2445,21 @@ fn import_of_a_carry_to_a_renamed_file_takes_the_carry() -> anyhow::Result<()> {
             format!("{v}\n")
         })
         .collect();
-    let refused = import(&unmarked)?;
+    let refused = b.import(&root.join("alice.jsonl"), &unmarked)?;
     let said = String::from_utf8_lossy(&refused.stderr);
     ensure!(
         !refused.status.success() && said.contains("an id names one record"),
         "an id moved to another file without a carry's mark is refused: {said}"
     );
-    let imported = import(&lines)?;
-    ensure!(
-        imported.status.success(),
-        "bob imports alice's export: {}{}",
-        String::from_utf8_lossy(&imported.stdout),
-        String::from_utf8_lossy(&imported.stderr)
-    );
+    b.import_ok(
+        &root.join("alice.jsonl"),
+        &lines,
+        "bob imports alice's export",
+    )?;
     holds_the_renamed_carry(&b.export()?, "ream to size", "bob's database")?;
     // The other way: Alice imports Bob's export (bore at A, before the carry): the carry
     // stands, and A's statement is its copy there.
-    let imported = a.import(&root.join("bob.jsonl"), &bobs)?;
-    ensure!(
-        imported.status.success(),
-        "alice imports bob's export: {}",
-        String::from_utf8_lossy(&imported.stderr)
-    );
+    a.import_ok(&root.join("bob.jsonl"), &bobs, "alice imports bob's export")?;
     holds_the_renamed_carry(&a.export()?, "ream to size", "alice's database")?;
     Ok(())
 }
@@ -2523,12 +2528,11 @@ fn import_of_a_carry_to_a_renamed_file_meeting_a_statement_there_is_settled_as_s
 -> anyhow::Result<()> {
     let root = TempDir::new("import-carry-renamed-stated-there")?;
     let (a, b) = bob_states_bore_at_b_after_the_carry(root.path())?;
-    let out = b.import(&root.path().join("alice.jsonl"), &a.export()?)?;
-    ensure!(
-        out.status.success(),
-        "bob imports alice's export: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    b.import_ok(
+        &root.path().join("alice.jsonl"),
+        &a.export()?,
+        "bob imports alice's export",
+    )?;
     holds_the_renamed_carry_or_later(&b.export()?)
 }
 
@@ -2551,20 +2555,61 @@ fn sync_team_two_carries_to_renamed_files_merge_over_a_statement_at_the_first() 
     b.pull()?;
     let said = b.sync()?;
     b.commit("bob: synced")?;
-    let (ra, rc) = (
-        art()["revision"].as_str().unwrap_or_default().to_string(),
-        rev_c["revision"].as_str().unwrap_or_default().to_string(),
-    );
+    bore_live_at_c_alone(&b, &rev_c, Some("bob: ream and deburr"), &said)
+}
+
+/// Checks that Bob's folder and database hold "bore" live at C alone, as Alice stated it at B
+/// ([`bore_carried_twice`]), and, when `copy_at_a` is given, its copy at A so noted.
+fn bore_live_at_c_alone(
+    b: &Engineer,
+    rev_c: &Value,
+    copy_at_a: Option<&str>,
+    said: &str,
+) -> anyhow::Result<()> {
+    let rev = |v: &Value| v["revision"].as_str().unwrap_or_default().to_string();
+    let (ra, rb, rc) = (rev(&art()), rev(&renamed_rev_b()), rev(rev_c));
     for (what, text) in [
-        ("bob's folder", folder_lines(&b)?),
+        ("bob's folder", folder_lines(b)?),
         ("bob's database", b.export()?),
     ] {
         ensure!(
             note_at(&text, "bore", &rc, false).as_deref() == Some("alice: at B")
                 && note_at(&text, "bore", &ra, false).is_none()
-                && note_at(&text, "bore", &ra, true).as_deref() == Some("bob: ream and deburr"),
-            "{what} ({said}): bore live at C, bob's statement the copy at A: {text}"
+                && note_at(&text, "bore", &rb, false).is_none()
+                && copy_at_a
+                    .is_none_or(|c| note_at(&text, "bore", &ra, true).as_deref() == Some(c)),
+            "{what} ({said}): bore live at C alone, its copy at A noted {copy_at_a:?}: {text}"
         );
+    }
+    Ok(())
+}
+
+/// Sync's conflict path across the chain of carries to renamed files ([`bore_carried_twice`]:
+/// A to B, stated at B, B to C, each file renamed for its revision), both sides changed since
+/// Bob's last sync (at A). Bob, before he pulls, either states "bore" again at A, a version one
+/// with the folder's only by the chain (which sync then reads, `merge::asks_carries`), or
+/// carries it on to B himself, one with it by the marks alone (the chain not read): either
+/// way the carry stands at C, and nothing is live where it was carried from.
+#[test]
+fn sync_team_a_conflict_across_two_carries_to_renamed_files_keeps_the_carry() -> anyhow::Result<()>
+{
+    for bob_carries in [false, true] {
+        let root = TempDir::new("sync-team-conflict-two-renamed-carries")?;
+        let (_a, mut b, rev_c) = bore_carried_twice(root.path())?;
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        match bob_carries {
+            true => carry(&mut b, &art(), &renamed_rev_b())?,
+            false => drop(b.remember("bore", "bob: ream and deburr")?),
+        }
+        b.pull()?;
+        let said = b.sync()?;
+        let copy_at_a = (!bob_carries).then_some("bob: ream and deburr");
+        bore_live_at_c_alone(
+            &b,
+            &rev_c,
+            copy_at_a,
+            &format!("bob carries: {bob_carries}; {said}"),
+        )?;
     }
     Ok(())
 }
@@ -2751,8 +2796,7 @@ fn sync_team_a_verdict_forgotten_by_a_clone_that_held_it_stays_forgotten() -> an
         &["show", &format!("{first}:{FOLDER}/decisions/{id}.json")],
     )?;
     let line = serde_json::from_str::<Value>(&file)?.to_string() + "\n";
-    let out = c.import(&root.path().join("judged.jsonl"), &line)?;
-    ensure!(out.status.success(), "import: {out:?}");
+    c.import_ok(&root.path().join("judged.jsonl"), &line, "import")?;
     all_hold(
         &[&c],
         &judged,

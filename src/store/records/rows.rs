@@ -250,13 +250,7 @@ pub(in crate::store) fn carry_reaches(
         return Ok(true);
     }
     let links = carry_links(tx, &onward.id, &[&from.artifact.revision], filed)?;
-    let on = |revision: &str| {
-        links
-            .iter()
-            .find(|(r, _)| r == revision)
-            .map(|(_, to)| to.clone())
-    };
-    Ok(onward.carry_through(from, &on))
+    Ok(onward.carry_through(from, &Record::carried_on_in(&links)))
 }
 
 /// Writes `statement` as what its revision says of the feature `onward` carried on from it
