@@ -1231,8 +1231,8 @@ mod tests {
     /// stands, and the two ids at A are judged by their times: the later line of the carried
     /// id keeps the name there, as the clones' sync decides
     /// (`sync_a_later_statement_at_the_revision_its_name_stands_at_again_takes_the_key_as_import_does`),
-    /// in every order that brings the forget before the later line or the carry after both
-    /// (the other two: [`the_forget_imported_after_a_carry_and_a_statement_it_hid`]).
+    /// in the four orders that do not import the forgetting clone's export last (those two:
+    /// [`the_forget_imported_after_a_carry_and_a_statement_it_hid`]).
     #[test]
     fn a_later_line_at_a_revision_carried_past_after_a_statement_anew_is_what_it_says() {
         the_later_line_keeps_the_name(|o| o[2] != 1);

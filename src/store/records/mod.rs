@@ -340,7 +340,9 @@ impl Store {
     /// revision's record, as a superseded decision is. A feature with carries behind it is
     /// deleted as it stands only at its own revision, so the same call made again after its
     /// copy went deletes nothing (forget is idempotent); one never carried, whatever
-    /// revision is named. Returns how many rows went (0 or 1).
+    /// revision is named. A feature with carries behind it deleted where it stands leaves its
+    /// end in the history (`forgotten`), what tells an import that an older version of it is
+    /// the feature forgotten since. Returns how many rows went (0 or 1).
     pub fn forget_feature(
         &mut self,
         locator: &str,
