@@ -698,6 +698,18 @@ pub fn record_carried_events(how: &Written<'_>, from: &Record, to: &Record) -> V
     ev.out
 }
 
+/// The event of the feature `r` forgotten where it stood, carried there from another revision
+/// (`forget` of a feature with carries behind it): the fact that says an older line of it (a
+/// backup's, a clone's that never saw the forget) is the feature forgotten since, not one
+/// that stands against a later statement of its name under another id. Without it, import's
+/// carry rule brought the forgotten feature back over that statement. A feature never carried
+/// needs none: two ids of its name are judged by their times.
+pub fn record_forgotten_events(how: &Written<'_>, r: &Record) -> Vec<Event> {
+    let mut ev = Events::new(how);
+    ev.push(EventKind::Forgotten, record_key(r), Vec::new(), None);
+    ev.out
+}
+
 fn record_key(r: &Record) -> (&str, &str, &str, &str) {
     (
         &r.id,

@@ -276,7 +276,9 @@ pub(super) fn transferred_record(
     old: Option<&Record>,
     new: &Record,
 ) -> Result<usize, StoreError> {
-    let Some(old) = old else { return Ok(0) };
+    let Some(old) = old else {
+        return record_goes_on(tx, how, new);
+    };
     if explained(
         tx,
         &new.id,
@@ -493,6 +495,70 @@ pub(super) fn feature_carried_events(
     ))?;
     let rows = stmt.query_map(params![of, revision], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Whether the history holds a `carried` event of the item `of` (a record's id), from any
+/// revision: the feature has carries behind it, and its `forget` writes its end
+/// ([`crate::review::history::record_forgotten_events`]).
+pub(super) fn ever_carried(tx: &Transaction<'_>, of: &str) -> Result<bool, StoreError> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM events e INDEXED BY events_of \
+             WHERE e.of = ?1 AND json_extract(e.body, '$.kind') = 'carried')",
+        )?
+        .query_row(params![of], |r| r.get(0))?)
+}
+
+/// The ends of the feature `of` (a record's id) the history holds that nothing after, at the
+/// same revision, says it went on from (a return there after the forget, [`record_goes_on`],
+/// or a change or a carry on from there since, dates an event with a state after it; the
+/// feature's id stated again at another revision does not bring back the version forgotten
+/// here): each `forgotten` event's revision and time. A feature's end
+/// is written only where a carry took it ([`crate::review::history::record_forgotten_events`]):
+/// a version of it at the revision of its end, not later than the end, is the feature as it
+/// stood before it was forgotten (a backup's line, a clone's that had not seen the forget),
+/// never one that stands against a statement made since.
+pub(super) fn feature_ends(
+    tx: &Transaction<'_>,
+    of: &str,
+) -> Result<Vec<(String, String)>, StoreError> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT e.revision, e.at FROM events e INDEXED BY events_of \
+         WHERE e.of = ?1 AND e.after IS NULL AND json_extract(e.body, '$.kind') = 'forgotten' \
+         AND NOT EXISTS (SELECT 1 FROM events g INDEXED BY events_of WHERE g.of = ?1 \
+           AND g.revision = e.revision AND g.after IS NOT NULL \
+           AND (g.at > e.at OR (g.at = e.at AND g.seq > e.seq)))",
+    )?;
+    let rows = stmt.query_map(params![of], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Records that the feature or note `r`, live here (written by an import or a sync, or kept
+/// by one), goes on when its history ends it after its last change: `arrived`, dated just
+/// after the end and signed by the version's author, as [`decision_goes_on`] records it, so
+/// the history of a live feature does not end on "forgotten" and [`feature_ends`] no longer
+/// counts that end. Nothing when the history does not end it. Returns how many events were
+/// added.
+pub(super) fn record_goes_on(
+    tx: &Transaction<'_>,
+    how: &Written<'_>,
+    r: &Record,
+) -> Result<usize, StoreError> {
+    // One lookup by id for every record an import or a sync writes new here, most of which
+    // never ended.
+    let Some(end) = last_ending(tx, &r.id)? else {
+        return Ok(0);
+    };
+    if !ending_explained(tx, &r.id, &r.updated_at)? {
+        return Ok(0);
+    }
+    let at = time::updated_strictly_after(r.updated_at.clone(), &end);
+    let how = Written {
+        channel: how.channel,
+        at: &at,
+        author: r.author.as_deref(),
+    };
+    append(tx, &record_events(&how, None, r))
 }
 
 /// The last event the history holds (its `seq`; 0 when it holds none): the events a sync

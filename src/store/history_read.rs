@@ -78,7 +78,10 @@ fn began_before(
 }
 
 /// Whether an item of the scope was forgotten and its history has no beginning: its SQL and
-/// parameters. An ending is an event that leaves no state (`after` NULL, as import and
+/// parameters. A decision's end names its disposition; a carried feature's end names nothing
+/// (`forget_feature`), and a feature's history never has a beginning (its creation is no
+/// event: a stored one is judged by its `created_at`), so its end says nothing unrecorded.
+/// An ending is an event that leaves no state (`after` NULL, as import and
 /// `history::explained` take it), so the endings of a file or revision are searched in the
 /// partial indexes of endings (schema version 19) and only they are read as JSON: asked of
 /// every event of the scope, the `kind` in the body was parsed from every event on every
@@ -88,6 +91,7 @@ fn forgotten_unbegun(q: &HistoryQuery) -> (String, Clause) {
     let sql = format!(
         "SELECT EXISTS (SELECT 1 FROM events f WHERE {} AND f.after IS NULL \
          AND json_extract(f.body, '$.kind') = 'forgotten' \
+         AND json_array_length(f.body, '$.changes') > 0 \
          AND NOT EXISTS (SELECT 1 FROM events b WHERE b.of = f.of AND ( \
              json_extract(b.body, '$.kind') IN ('created', 'arrived') \
              OR (json_extract(b.body, '$.kind') = 'carried' AND EXISTS ( \

@@ -142,18 +142,30 @@ struct FileSeen {
 /// Which of two live features of one key under two ids at two revisions is a statement at the
 /// revision the other was carried on from (its carry mark names it, or the history holds the
 /// carry of its id from there): [`Contest::Line`] the line `r`, [`Contest::Held`] the
-/// database's `held`. `None`: neither, or not two ids of one key.
+/// database's `held`. `None`: neither, or not two ids of one key, or the carried one is a
+/// version forgotten since ([`standing`]): the two ids are then judged by their times.
 fn contest(tx: &Transaction<'_>, held: &Record, r: &Record) -> Result<Option<Contest>, StoreError> {
     if !held.one_key_at_two_revisions(r) {
         return Ok(None);
     }
-    if carried_from(tx, held, &r.artifact.revision)? {
+    if carried_from(tx, held, &r.artifact.revision)? && standing(tx, held)? {
         return Ok(Some(Contest::Line));
     }
-    if carried_from(tx, r, &held.artifact.revision)? {
+    if carried_from(tx, r, &held.artifact.revision)? && standing(tx, r)? {
         return Ok(Some(Contest::Held));
     }
     Ok(None)
+}
+
+/// Whether the carried version `f` stands against a statement at a revision its carry moved
+/// it on from: unless the history says it was forgotten where it stands since (its
+/// `forgotten` event there, dated at or after it: a backup's line from before a forget here,
+/// or the line of a clone that had not seen the forget whose export brought that event). A
+/// version forgotten since is judged by its time, as any other, as sync keeps the forget.
+fn standing(tx: &Transaction<'_>, f: &Record) -> Result<bool, StoreError> {
+    Ok(!history::feature_ends(tx, &f.id)?
+        .iter()
+        .any(|(revision, at)| *revision == f.artifact.revision && *at >= f.updated_at))
 }
 
 /// The statement of [`contest`].
@@ -342,14 +354,17 @@ fn import_record(
     // where it was not seen, whatever their times: that statement is kept at its revision.
     let mut outcome = judge(holder.as_ref(), &r.updated_at);
     if let Some(held) = &held {
-        if r.carried_past(held, None) {
+        if r.carried_past(held, None) && standing(tx, r)? {
             stayed.push((held.clone(), r.clone()));
             outcome = Outcome::Replaced;
-        } else if held.carried_past(r, None) || carried_past_here(tx, carried, held, r)? {
+        } else if (held.carried_past(r, None) || carried_past_here(tx, carried, held, r)?)
+            && standing(tx, held)?
+        {
             stayed.push((r.clone(), held.clone()));
             return Ok(Outcome::Stayed);
         } else if (outcome == Outcome::Unchanged || held.carried.is_none())
             && carried_past_here(tx, carried, r, held)?
+            && standing(tx, r)?
         {
             // The mirror: the line carried the feature on past the held version's revision,
             // its mark naming an earlier one (carried on unchanged), and a carry of the
@@ -703,6 +718,8 @@ impl Store {
         for id in &ended {
             if let Some((_, d)) = find(&tx, &DecisionRef::Id(id))? {
                 history::decision_goes_on(&tx, &how, &d)?;
+            } else if let Some(r) = crate::store::browse::record_by_id(&tx, id)? {
+                history::record_goes_on(&tx, &how, &r)?;
             }
         }
         tx.commit()?;
@@ -1207,25 +1224,71 @@ mod tests {
     /// Regression (converge, seed 8601 of 200, minimised to 10), under the one rule of
     /// carryrules: a feature carried A to B; a clone that took the carry forgot it at B and
     /// stated it anew at A (another id); then a later line of the carried feature's id at A,
-    /// from a clone that had seen neither. The archive, which never learns of the forget,
-    /// holds the carried feature at B: the statement anew is what A says of it (its copy
-    /// there, as sync and `remember` keep it), and so is the later line, which replaces it
-    /// there by its time. Before carryrules the statement anew took the key (the later of two
-    /// ids, its file holding A's copy beside it) and the feature at B was dropped.
+    /// from a clone that had seen neither. Before carryrules the statement anew took the key
+    /// and the feature at B was dropped; carryrules kept the carried feature at B, forgotten
+    /// since, over both statements (the archive never learned of the forget). forgetevent:
+    /// the forgetting clone's export holds the forget's `forgotten` event, so the forget
+    /// stands, and the two ids at A are judged by their times: the later line of the carried
+    /// id keeps the name there, as the clones' sync decides
+    /// (`sync_a_later_statement_at_the_revision_its_name_stands_at_again_takes_the_key_as_import_does`),
+    /// in the four orders that do not import the forgetting clone's export last (those two:
+    /// [`the_forget_imported_after_a_carry_and_a_statement_it_hid`]).
     #[test]
     fn a_later_line_at_a_revision_carried_past_after_a_statement_anew_is_what_it_says() {
+        the_later_line_keeps_the_name(|o| o[2] != 1);
+    }
+
+    /// Known defect (forgetevent): the carry's export and the later line's (the carried id at
+    /// A, from a clone that had seen neither the carry nor the forget) imported first, in either
+    /// order, leave the feature at B and the later line in its copy at A (the carry stands:
+    /// nothing yet says it was forgotten). The forgetting clone's export then brings the end
+    /// and the statement anew at A: the feature at B, forgotten since, gives way to it by
+    /// time, but the later line, now only A's copy, is no candidate: the statement anew is
+    /// live, not the later line, as in the other four orders and the clones' sync. Nothing is
+    /// lost (the later line is what A says, in the copy). Not fixed: once in the copy, a line
+    /// from a clone that had not seen the carry reads as a copy edited where it was seen
+    /// ([`a_carried_feature_forgotten_elsewhere_gives_way_in_an_import_and_a_says_the_later`],
+    /// where the sync keeps the copy a copy); telling them apart needs what the line was when
+    /// it came in, which the copy does not keep.
+    #[test]
+    #[ignore = "known defect: a forget imported after a carry and a later statement of the carried id at the revision carried past leaves that statement in the copy"]
+    fn the_forget_imported_after_a_carry_and_a_statement_it_hid() {
+        the_later_line_keeps_the_name(|o| o[2] == 1);
+    }
+
+    /// The three exports of seed 8601 (one carried the feature A to B; two took the carry,
+    /// forgot the feature at B and stated it anew at A, another id; three, which had seen
+    /// neither, stated the carried id at A last) imported in each order `orders` keeps: the
+    /// later line, the carried id at A, is the live feature.
+    fn the_later_line_keeps_the_name(orders: fn(&[usize; 3]) -> bool) {
+        let (carried, files) = carry_forget_and_a_later_line();
+        for order in ORDERS_OF_THREE.into_iter().filter(orders) {
+            let mut archive = Store::open_in_memory().unwrap();
+            for i in order {
+                archive
+                    .import_with_history(&files[i].0, &[], &files[i].1)
+                    .unwrap();
+            }
+            let records = archive.all_records().unwrap();
+            let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
+            assert_eq!(live.len(), 1, "{order:?}: {records:?}");
+            assert_eq!(live[0].id, carried.id, "{order:?}: {records:?}");
+            assert_eq!(live[0].artifact.revision, at(10).revision, "{order:?}");
+            assert_eq!(live[0].note.as_deref(), Some("stated last"), "{order:?}");
+        }
+    }
+
+    /// An export's records and events.
+    type Export = (Vec<Record>, Vec<Event>);
+
+    /// The three exports of [`the_later_line_keeps_the_name`], with the carried feature.
+    fn carry_forget_and_a_later_line() -> (Record, [Export; 3]) {
         let later = || std::thread::sleep(std::time::Duration::from_millis(5));
         let mut one = Store::open_in_memory().unwrap();
         let (carried, _) = one.remember(&mating(10, "original")).unwrap();
         let mut three = Store::open_in_memory().unwrap();
         three.import(&one.all_records().unwrap(), &[]).unwrap();
         carry(&mut one, 10, 11);
-        let mut archive = Store::open_in_memory().unwrap();
-        archive
-            .import_with_history(&one.all_records().unwrap(), &[], &one.events().unwrap())
-            .unwrap();
-        // Two took the carry, forgot the feature at B where it stands and stated it anew at A:
-        // its export holds A's copy beside the statement (made where the carry was seen).
         let mut two = Store::open_in_memory().unwrap();
         two.import_with_history(&one.all_records().unwrap(), &[], &one.events().unwrap())
             .unwrap();
@@ -1238,46 +1301,10 @@ mod tests {
         );
         let (other, _) = two.remember(&mating(10, "stated at A by two")).unwrap();
         assert_ne!(other.id, carried.id);
-        archive
-            .import_with_history(&two.all_records().unwrap(), &[], &two.events().unwrap())
-            .unwrap();
-        let live = |s: &mut Store| -> Vec<Record> {
-            let records = s.all_records().unwrap();
-            records
-                .into_iter()
-                .filter(|r| r.superseded.is_none())
-                .collect()
-        };
-        let copy_at_a = |s: &mut Store| -> Vec<Record> {
-            let records = s.all_records().unwrap();
-            records
-                .into_iter()
-                .filter(|r| r.superseded.is_some() && r.artifact.revision == at(10).revision)
-                .collect()
-        };
-        let before = live(&mut archive);
-        assert_eq!(before.len(), 1, "{before:?}");
-        assert_eq!(
-            before[0].id, carried.id,
-            "the carried feature keeps the key"
-        );
-        assert_eq!(before[0].artifact.revision, at(11).revision);
-        let copy = copy_at_a(&mut archive);
-        assert_eq!(copy.len(), 1, "{copy:?}");
-        assert_eq!(copy[0].note.as_deref(), Some("stated at A by two"));
         later();
         three.remember(&mating(10, "stated last")).unwrap();
-        let summary = archive
-            .import_with_history(&three.all_records().unwrap(), &[], &three.events().unwrap())
-            .unwrap();
-        let after = live(&mut archive);
-        assert_eq!(after.len(), 1, "{:?}", archive.all_records().unwrap());
-        assert_eq!(after[0].id, carried.id, "the carried feature stands");
-        assert_eq!(after[0].artifact.revision, at(11).revision);
-        let copy = copy_at_a(&mut archive);
-        assert_eq!(copy.len(), 1, "{copy:?}");
-        assert_eq!(copy[0].note.as_deref(), Some("stated last"));
-        assert_eq!((summary.replaced, summary.stayed), (0, 1));
+        let files = [one, two, three].map(|mut s| (s.all_records().unwrap(), s.events().unwrap()));
+        (carried, files)
     }
 
     /// `records` as the clones' sync leaves them once it kept `anew`, a statement under a new
@@ -1512,13 +1539,15 @@ mod tests {
     /// seed 9763 of 200): carried A to B, the feature is forgotten at B where it stands (by a
     /// clone that had seen the carry) and stated anew at A (a new id); then a clone that had
     /// seen the carry states it at A, which goes in the copy there, later. The clones' sync
-    /// deletes the carried feature (the forget) and keeps the new id live at A. An archive,
-    /// which never deletes and so never learns of the forget, keeps the carried feature at B in
-    /// either import order (carryrules: a carried feature never moves back; before, the later
-    /// of two ids took the key and the feature at B was dropped, converge seed 16414), and
-    /// what A says of it is the later of the two statements there, in its copy.
+    /// deletes the carried feature (the forget) and keeps the new id live at A. carryrules
+    /// kept the carried feature at B in an archive, which never deletes and did not learn of
+    /// the forget (before, the later of two ids took the key and the feature at B was
+    /// dropped, converge seed 16414). forgetevent: the forget's `forgotten` event comes with
+    /// the forgetting clone's export, so the archive keeps the forget and the statement anew,
+    /// as the clones do, in either import order, and what A says of the feature is the later
+    /// of the two statements there, in its copy.
     #[test]
-    fn a_carried_feature_forgotten_elsewhere_stands_in_an_import_and_a_says_the_later() {
+    fn a_carried_feature_forgotten_elsewhere_gives_way_in_an_import_and_a_says_the_later() {
         let later = || std::thread::sleep(std::time::Duration::from_millis(5));
         let mut one = Store::open_in_memory().unwrap();
         let (carried, _) = one.remember(&mating(10, "original")).unwrap();
@@ -1559,15 +1588,12 @@ mod tests {
             let records = archive.all_records().unwrap();
             let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
             assert_eq!(live.len(), 1, "{records:?}");
-            assert_eq!(live[0].id, carried.id, "{records:?}");
-            assert_eq!(live[0].artifact.revision, at(11).revision);
-            let at_a: Vec<_> = records
-                .iter()
-                .filter(|r| r.artifact.revision == at(10).revision)
-                .collect();
-            assert_eq!(at_a.len(), 1, "{records:?}");
-            assert!(at_a[0].superseded.is_some(), "{records:?}");
-            assert_eq!(at_a[0].note.as_deref(), Some("said at A, later"));
+            assert_eq!(live[0].id, anew.id, "{records:?}");
+            assert_ne!(live[0].id, carried.id);
+            let copies: Vec<_> = records.iter().filter(|r| r.superseded.is_some()).collect();
+            assert_eq!(copies.len(), 1, "{records:?}");
+            assert_eq!(copies[0].artifact.revision, at(10).revision);
+            assert_eq!(copies[0].note.as_deref(), Some("said at A, later"));
         }
     }
 
@@ -1641,20 +1667,139 @@ mod tests {
     /// keeps the statement live; before carryrules, import kept the later of the two ids
     /// (the "seen" rule: the database held A's copy beside the statement).
     ///
-    /// Not fixed: a feature's `forget` writes no event, so "forgotten here" can only be read
-    /// as "its id known to the history before this import, held by nothing", and an archive
-    /// that took the carry's `carried` event from one clone's export (the clone that forgot
-    /// the feature) reads the same; judging by times there made
+    /// A feature's `forget` wrote no event, so "forgotten here" could only be read as "its id
+    /// known to the history before this import, held by nothing", and an archive that took
+    /// the carry's `carried` event from one clone's export (the clone that forgot the
+    /// feature) read the same; judging by times there made
     /// `the_exports_of_a_carry_and_two_statements_at_its_revision_settle_alike_in_every_order`
-    /// depend on the order of the imports (tried by adv9). A fix needs an event of a
-    /// feature's forget, or the import told which database's history is its own. Nothing is
-    /// lost meanwhile: the statement is what A says of the feature, in its copy there.
+    /// depend on the order of the imports (tried by adv9). forgetevent: the forget of a
+    /// carried feature where it stands writes its `forgotten` event, and a version of it at
+    /// that revision dated no later than the end is judged by its time (the backup's, older
+    /// than the statement, changes nothing), with the history or without it.
+    ///
+    /// The plain-feature check: a feature never carried, forgotten and stated anew under
+    /// another id at its revision, the same backup imported: the two ids of one key at one
+    /// revision are judged by their times, as before, and no event of that forget is needed.
     #[test]
-    #[ignore = "known defect: an import of a backup from before a forget here brings the carried feature back over the statement made since"]
     fn a_backup_from_before_a_forget_here_does_not_hide_the_statement_made_since() {
         let later = || std::thread::sleep(std::time::Duration::from_millis(5));
+        for carried in [true, false] {
+            let mut db = Store::open_in_memory().unwrap();
+            let (original, _) = db.remember(&mating(10, "original")).unwrap();
+            let forgot = if carried {
+                carry(&mut db, 10, 11);
+                at(11)
+            } else {
+                at(10)
+            };
+            let backup = (db.all_records().unwrap(), db.events().unwrap());
+            later();
+            assert_eq!(
+                db.forget_feature(forgot.locator(), "mating", &forgot.revision)
+                    .unwrap(),
+                1
+            );
+            later();
+            let (anew, _) = db.remember(&mating(10, "stated anew at A")).unwrap();
+            assert_ne!(anew.id, original.id);
+            for events in [backup.1.clone(), Vec::new()] {
+                let mut here = Store::open_in_memory().unwrap();
+                here.import_with_history(&db.all_records().unwrap(), &[], &db.events().unwrap())
+                    .unwrap();
+                let summary = here.import_with_history(&backup.0, &[], &events).unwrap();
+                let records = here.all_records().unwrap();
+                let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
+                assert_eq!(live.len(), 1, "{carried}: {records:?}");
+                assert_eq!(live[0].id, anew.id, "{carried}: {records:?}");
+                assert_eq!(live[0].note.as_deref(), Some("stated anew at A"));
+                assert_eq!((summary.replaced, summary.stayed), (0, 0), "{carried}");
+            }
+        }
+    }
+
+    /// forgetevent: the forget of a carried feature where it stands ends its history (a
+    /// `forgotten` event of it there, naming no change, which every reader shows as
+    /// "forgotten"), once: the same call again deletes nothing and writes nothing. The forget
+    /// of a feature never carried, and of a carried feature's copy, writes none, as before. A
+    /// feature's history has no beginning (its creation is no event), so its end does not
+    /// make the history of its file say that changes before recording began went unrecorded
+    /// (it did, seen failing, before the ends of decisions alone were counted).
+    #[test]
+    fn a_forget_of_a_carried_feature_where_it_stands_ends_its_history_once() {
+        use crate::review::history::{Channel, EventKind};
+        use crate::store::{HistoryQuery, PageRequest};
         let mut db = Store::open_in_memory().unwrap();
         let (carried, _) = db.remember(&mating(10, "original")).unwrap();
+        let plain = NewRecord {
+            name: Some("bore".into()),
+            ..mating(10, "never carried")
+        };
+        carry(&mut db, 10, 11);
+        db.remember(&plain).unwrap();
+        let (a, b) = (at(10), at(11));
+        let before = db.events().unwrap();
+        assert_eq!(
+            db.forget_feature(a.locator(), "bore", &a.revision).unwrap(),
+            1
+        );
+        assert_eq!(
+            db.forget_feature(a.locator(), "mating", &a.revision)
+                .unwrap(),
+            1
+        );
+        assert_eq!(
+            db.events().unwrap(),
+            before,
+            "a plain feature and a copy: no event"
+        );
+        for n in [1, 0] {
+            assert_eq!(
+                db.forget_feature(b.locator(), "mating", &b.revision)
+                    .unwrap(),
+                n
+            );
+            let events = db.events().unwrap();
+            assert_eq!(events.len(), before.len() + 1, "{events:?}");
+            let end = &events[before.len()];
+            assert_eq!(
+                (end.kind, end.channel),
+                (EventKind::Forgotten, Channel::Assistant)
+            );
+            assert_eq!(
+                (end.of.as_str(), end.revision.as_str()),
+                (carried.id.as_str(), b.revision.as_str())
+            );
+            assert!(end.changes.is_empty() && end.after.is_none() && end.at > carried.updated_at);
+            assert!(end.line().starts_with("forgotten, "), "{}", end.line());
+        }
+        for q in [
+            HistoryQuery {
+                of: Some(carried.id.clone()),
+                ..HistoryQuery::default()
+            },
+            HistoryQuery {
+                locator: Some(a.locator().to_string()),
+                ..HistoryQuery::default()
+            },
+        ] {
+            let got = db.history_answer(&q, PageRequest::first(10)).unwrap();
+            assert!(!got.earlier_unrecorded, "{got:?}");
+        }
+    }
+
+    /// forgetevent: a carried feature forgotten where it stands, nothing stated since, and a
+    /// backup from before the forget imported: the key is free, so the feature comes back (an
+    /// import restores what a forget took, as it restores a decision), and its history says
+    /// it goes on (`arrived`, just after the end), so it stands again as any carried feature
+    /// does. The other way round (the backup's line first, the forgetting database's export
+    /// after it), the import of the end keeps the live feature and records the same return:
+    /// one state and one history in both orders.
+    #[test]
+    fn a_carried_feature_restored_after_its_forget_goes_on_in_its_history() {
+        use crate::review::history::EventKind;
+        let later = || std::thread::sleep(std::time::Duration::from_millis(5));
+        let mut db = Store::open_in_memory().unwrap();
+        db.remember(&mating(10, "original")).unwrap();
         carry(&mut db, 10, 11);
         let backup = (db.all_records().unwrap(), db.events().unwrap());
         later();
@@ -1664,20 +1809,30 @@ mod tests {
                 .unwrap(),
             1
         );
-        later();
-        let (anew, _) = db.remember(&mating(10, "stated anew at A")).unwrap();
-        assert_ne!(anew.id, carried.id);
-        for events in [backup.1.clone(), Vec::new()] {
+        let forgot = (db.all_records().unwrap(), db.events().unwrap());
+        let mut ends = Vec::new();
+        for (first, then) in [(&forgot, &backup), (&backup, &forgot)] {
             let mut here = Store::open_in_memory().unwrap();
-            here.import_with_history(&db.all_records().unwrap(), &[], &db.events().unwrap())
-                .unwrap();
-            here.import_with_history(&backup.0, &[], &events).unwrap();
-            let records = here.all_records().unwrap();
-            let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
-            assert_eq!(live.len(), 1, "{records:?}");
-            assert_eq!(live[0].id, anew.id, "{records:?}");
-            assert_eq!(live[0].note.as_deref(), Some("stated anew at A"));
+            here.import_with_history(&first.0, &[], &first.1).unwrap();
+            here.import_with_history(&then.0, &[], &then.1).unwrap();
+            let mut records = here.all_records().unwrap();
+            records.sort_by(|x, y| x.id.cmp(&y.id));
+            let events = here.events().unwrap();
+            let kinds: Vec<EventKind> = events.iter().map(|e| e.kind).collect();
+            assert_eq!(
+                kinds[kinds.len() - 2..],
+                [EventKind::Forgotten, EventKind::Arrived],
+                "{events:?}"
+            );
+            ends.push((records, events.last().cloned()));
         }
+        assert_eq!(ends[0], ends[1]);
+        assert!(
+            ends[0]
+                .0
+                .iter()
+                .any(|r| r.superseded.is_none() && r.artifact.revision == b.revision)
+        );
     }
 
     /// Revision `n` of the part in a file renamed for it (`file:///p_rev<n>.step`).

@@ -753,6 +753,16 @@ impl<'a> SyncTx<'a> {
         }
     }
 
+    /// [`SyncTx::decision_goes_on`] for a feature or note: `arrived` after the end a
+    /// teammate's `forgotten` event (a carried feature's forget) brought, when it is live here
+    /// ([`history::record_goes_on`]). Returns how many events were added.
+    pub fn record_goes_on(&self, id: &str) -> Result<usize, StoreError> {
+        match self.record(id)? {
+            Some(r) => history::record_goes_on(&self.tx, &self.how(), &r),
+            None => Ok(0),
+        }
+    }
+
     /// How this sync writes: its channel, its start time and who syncs.
     fn how(&self) -> Written<'_> {
         Written {

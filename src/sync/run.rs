@@ -461,10 +461,10 @@ pub fn run(
     {
         sync.forgotten_in_history(live_carried_past, o, &schemas)?;
     }
-    // A decision live here whose history the folder's events ended (a teammate forgot it)
-    // goes on, whatever this sync did with its file (kept against the deletion, or written:
-    // new to the folder, as an import from the teammate's export makes it), as `import`
-    // records: the history of a live decision does not end on "forgotten".
+    // A decision (or a carried feature) live here whose history the folder's events ended (a
+    // teammate forgot it) goes on, whatever this sync did with its file (kept against the
+    // deletion, or written: new to the folder, as an import from the teammate's export makes
+    // it), as `import` records: the history of a live item does not end on "forgotten".
     let added: BTreeSet<&str> = history_added.iter().map(String::as_str).collect();
     let ended: BTreeSet<&str> = history
         .events
@@ -473,7 +473,9 @@ pub fn run(
         .map(|e| e.of.as_str())
         .collect();
     for id in ended {
-        tx.decision_goes_on(id)?;
+        if tx.decision_goes_on(id)? == 0 {
+            tx.record_goes_on(id)?;
+        }
     }
     let finished = sync.finish(&run)?;
     // Listed once: an event of a verdict this sync took from an item file is not listed again.

@@ -2840,6 +2840,67 @@ fn sync_a_later_statement_at_the_revision_its_name_stands_at_again_takes_the_key
     Ok(())
 }
 
+/// forgetevent, the sync side: one carries "mating" from A to B and syncs; two syncs it, and its
+/// export then is a backup. Two forgets the feature at B and states it anew at A (another id),
+/// and syncs; one's sync keeps the forget and the statement, and the forget's `forgotten`
+/// event reaches it through the folder's history. One then imports two's backup from before
+/// the forget: the carried feature in it is the version forgotten since, judged by its time,
+/// so the statement stays live and the feature stays forgotten. Seen failing without the
+/// event (the carry rule kept the backup's feature at B, the statement in A's copy).
+#[test]
+fn sync_brings_a_carried_features_forget_so_an_old_backup_does_not_undo_it() -> anyhow::Result<()> {
+    use serde_json::json;
+    let dir = TempDir::new("sync-forget-event")?;
+    let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+    let folder = dir.join("review").to_string_lossy().into_owned();
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
+    let at = |rev: &str| crate::support::artifact(rev, "/w/p.step");
+    let mut s = mating_at(&one, "A", "original")?;
+    let carried = live_id(&one)?;
+    s.call(
+        "carry_forward",
+        json!({"from": at("A"), "to": at("B"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    ok(review_mcp(&one, &["sync", &folder])?)?;
+    ok(review_mcp(&two, &["sync", &folder])?)?;
+    let backup = dir.join("backup.jsonl");
+    std::fs::write(&backup, export(&two)?)?;
+    pause();
+    let mut s = crate::support::client::Server::start(&two)?;
+    s.call("forget", json!({"artifact": at("B"), "name": "mating"}))?
+        .ok()?;
+    s.close()?;
+    pause();
+    mating_at(&two, "A", "stated anew at A")?.close()?;
+    ok(review_mcp(&two, &["sync", &folder])?)?;
+    ok(review_mcp(&one, &["sync", &folder])?)?;
+    let anew = live_id(&one)?;
+    ensure!(
+        anew != carried && anew == live_id(&two)?,
+        "the forget and the statement stand"
+    );
+    let ends = |db: &Path| -> anyhow::Result<usize> {
+        Ok(export(db)?
+            .lines()
+            .filter(|l| {
+                l.contains(r#""kind":"forgotten""#) && l.contains(carried.as_str().unwrap_or("?"))
+            })
+            .count())
+    };
+    ensure!(ends(&one)? == 1, "the end reached one:\n{}", export(&one)?);
+    ok(review_mcp(&one, &["import", &backup.to_string_lossy()])?)?;
+    let records = records_of(&one)?;
+    ensure!(
+        live_id(&one)? == anew
+            && records.iter().all(|r| r["id"] != carried)
+            && records.iter().any(|r| r["note"] == "stated anew at A"),
+        "the backup undid neither the forget nor the statement: {records:?}"
+    );
+    Ok(())
+}
+
 /// The mirror of
 /// `sync_a_later_statement_at_the_revision_its_name_stands_at_again_takes_the_key_as_import_does`:
 /// the archive (X live at A, Y's copy at A, Y live nowhere) syncs first, and three, holding Y

@@ -12,7 +12,7 @@ use super::page::{Segment, current_seq, next_seq, run_segments_into};
 use super::query::Clause;
 use super::search::{fts_words, match_all, match_column};
 use super::{Page, PageRequest, Position, Store, StoreError, history};
-use crate::review::history::{Channel, Written, record_events};
+use crate::review::history::{Channel, Written, record_events, record_forgotten_events};
 use crate::review::{Artifact, CarryState, Kind, Record, RecordRef, id};
 use crate::time;
 use rows::{
@@ -340,7 +340,9 @@ impl Store {
     /// revision's record, as a superseded decision is. A feature with carries behind it is
     /// deleted as it stands only at its own revision, so the same call made again after its
     /// copy went deletes nothing (forget is idempotent); one never carried, whatever
-    /// revision is named. Returns how many rows went (0 or 1).
+    /// revision is named. A feature with carries behind it deleted where it stands leaves its
+    /// end in the history (`forgotten`), what tells an import that an older version of it is
+    /// the feature forgotten since. Returns how many rows went (0 or 1).
     pub fn forget_feature(
         &mut self,
         locator: &str,
@@ -359,6 +361,7 @@ impl Store {
         name: &str,
         revision: &str,
     ) -> Result<(usize, Option<String>), StoreError> {
+        let author = self.author.clone();
         let tx = self.write()?;
         let seqs: Vec<i64> = tx
             .prepare_cached(
@@ -374,6 +377,9 @@ impl Store {
             )?
             .query_map(params![locator, name, revision], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
+        for seq in &seqs {
+            forgotten_where_carried(&tx, author.as_deref(), *seq)?;
+        }
         let n = delete_records(&tx, &seqs)?;
         let stands_at = if n == 0 {
             tx.prepare_cached(
@@ -743,6 +749,39 @@ pub(super) fn record_filters(c: &mut Clause, q: &RecordQuery, seq_col: &str, dri
             [Clause::text(t)],
         );
     }
+}
+
+/// The end of the feature stored at `seq`, about to be forgotten where it stands, when
+/// carries brought it there (its carry mark, or a `carried` event of its id): a `forgotten`
+/// event, dated after its last change, which tells import that an older line of it is the
+/// feature forgotten since (docs/database.md, "Restore or merge"). A copy (what an old
+/// revision says) and a feature never carried write none, as before.
+fn forgotten_where_carried(
+    tx: &Transaction<'_>,
+    author: Option<&str>,
+    seq: i64,
+) -> Result<(), StoreError> {
+    let r = match load_record(tx, seq) {
+        Ok(Some(r)) => r,
+        Ok(None) => return Ok(()),
+        // A row that no longer reads (a hand-edited file) is still forgotten.
+        Err(StoreError::Sqlite(rusqlite::Error::FromSqlConversionFailure(..))) => {
+            log::warn!("a damaged feature was forgotten without a history event");
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
+    if r.superseded.is_some() || (r.carried.is_none() && !history::ever_carried(tx, &r.id)?) {
+        return Ok(());
+    }
+    let at = time::updated_after(time::now(), &r.updated_at);
+    let how = Written {
+        channel: Channel::Assistant,
+        at: &at,
+        author,
+    };
+    history::append(tx, &record_forgotten_events(&how, &r))?;
+    Ok(())
 }
 
 #[cfg(test)]
