@@ -2901,6 +2901,73 @@ fn sync_brings_a_carried_features_forget_so_an_old_backup_does_not_undo_it() -> 
     Ok(())
 }
 
+/// adv10: the forget of a carried feature that reaches a sync without its end (a build from
+/// before forgetevent forgot it, or its file was deleted by hand) is that end here: the sync
+/// that applies the deletion writes the feature's `forgotten` event, as it writes a decision's,
+/// so an import of a backup from before the forget does not bring the feature back over the
+/// statement made since. Seen failing without it: the backup's carried feature stood at B
+/// again and the statement anew went into A's copy (as the same sync and import by the
+/// 26168d02^1 build do, seen with the two binaries on one git folder).
+#[test]
+fn sync_applying_a_forget_without_its_end_records_it_so_an_old_backup_does_not_undo_it()
+-> anyhow::Result<()> {
+    use serde_json::json;
+    let dir = TempDir::new("sync-forget-no-end")?;
+    let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+    let review = dir.join("review");
+    let folder = review.to_string_lossy().into_owned();
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
+    let at = |rev: &str| crate::support::artifact(rev, "/w/p.step");
+    let mut s = mating_at(&one, "A", "original")?;
+    let carried = live_id(&one)?;
+    let carried = carried.as_str().unwrap_or("?").to_string();
+    s.call(
+        "carry_forward",
+        json!({"from": at("A"), "to": at("B"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    ok(review_mcp(&one, &["sync", &folder])?)?;
+    ok(review_mcp(&two, &["sync", &folder])?)?;
+    let backup = dir.join("backup.jsonl");
+    std::fs::write(&backup, export(&two)?)?;
+    pause();
+    // A forget that brings no event: the file deleted, as an older build's sync deletes it.
+    std::fs::remove_file(review.join("records").join(format!("{carried}.json")))?;
+    ok(review_mcp(&two, &["sync", &folder])?)?;
+    let ends = |db: &Path| -> anyhow::Result<usize> {
+        Ok(export(db)?
+            .lines()
+            .filter(|l| l.contains(r#""kind":"forgotten""#) && l.contains(&carried))
+            .count())
+    };
+    ensure!(
+        ends(&two)? == 1,
+        "the sync wrote the end:\n{}",
+        export(&two)?
+    );
+    ok(review_mcp(&two, &["sync", &folder])?)?;
+    ok(review_mcp(&one, &["sync", &folder])?)?;
+    ensure!(
+        ends(&two)? == 1 && ends(&one)? == 1,
+        "one end, in both clones:\n{}",
+        export(&one)?
+    );
+    pause();
+    mating_at(&two, "A", "stated anew at A")?.close()?;
+    let anew = live_id(&two)?;
+    ensure!(anew != carried.as_str(), "a new id");
+    ok(review_mcp(&two, &["import", &backup.to_string_lossy()])?)?;
+    let records = records_of(&two)?;
+    ensure!(
+        live_id(&two)? == anew
+            && records.iter().all(|r| r["id"] != carried.as_str())
+            && records.iter().any(|r| r["note"] == "stated anew at A"),
+        "the backup undid neither the forget nor the statement: {records:?}"
+    );
+    Ok(())
+}
+
 /// The mirror of
 /// `sync_a_later_statement_at_the_revision_its_name_stands_at_again_takes_the_key_as_import_does`:
 /// the archive (X live at A, Y's copy at A, Y live nowhere) syncs first, and three, holding Y
