@@ -1853,15 +1853,7 @@ mod tests {
     /// forgotten since gave way to another id's live statement. Three imports change nothing.
     #[test]
     fn a_backup_from_a_clock_ahead_does_not_replace_the_statement_made_since_the_forget() {
-        let (records, events) = written_ahead();
-        let mut db = Store::open_in_memory().unwrap();
-        db.import_with_history(&records, &[], &events).unwrap();
-        let b = at(11);
-        assert_eq!(
-            db.forget_feature(b.locator(), "mating", &b.revision)
-                .unwrap(),
-            1
-        );
+        let (mut db, (records, events)) = forgotten_from_a_clock_ahead();
         let (anew, _) = db.remember(&mating(10, "stated anew at A")).unwrap();
         let before = (db.all_records().unwrap(), db.events().unwrap());
         for _ in 0..3 {
@@ -1877,9 +1869,10 @@ mod tests {
         );
     }
 
-    /// A store's feature "mating" carried from A to B, as a clone whose clock is far ahead of
-    /// this one's exported it (every time in it later than now): its records and events.
-    fn written_ahead() -> Export {
+    /// The feature "mating" carried from A to B by a clone whose clock is far ahead of this
+    /// one's (every time in its export later than now), imported from that export into a new
+    /// store and forgotten there at B: the store, and the export.
+    fn forgotten_from_a_clock_ahead() -> (Store, Export) {
         let mut one = Store::open_in_memory().unwrap();
         one.remember(&mating(10, "original")).unwrap();
         carry(&mut one, 10, 11);
@@ -1900,7 +1893,15 @@ mod tests {
                 .sealed()
             })
             .collect();
-        (records, events)
+        let mut db = Store::open_in_memory().unwrap();
+        db.import_with_history(&records, &[], &events).unwrap();
+        let b = at(11);
+        assert_eq!(
+            db.forget_feature(b.locator(), "mating", &b.revision)
+                .unwrap(),
+            1
+        );
+        (db, (records, events))
     }
 
     /// adv10: a carried feature written by a clone whose clock is ahead of this one's (every
@@ -1914,15 +1915,12 @@ mod tests {
     #[test]
     fn a_second_forget_where_the_clock_is_behind_the_feature_ends_it_again() {
         use crate::review::history::EventKind;
-        let (records, events) = written_ahead();
-        let mut db = Store::open_in_memory().unwrap();
+        let (mut db, (records, events)) = forgotten_from_a_clock_ahead();
         db.import_with_history(&records, &[], &events).unwrap();
         let b = at(11);
-        let forget = |db: &mut Store| db.forget_feature(b.locator(), "mating", &b.revision);
-        assert_eq!(forget(&mut db).unwrap(), 1);
-        db.import_with_history(&records, &[], &events).unwrap();
         assert_eq!(
-            forget(&mut db).unwrap(),
+            db.forget_feature(b.locator(), "mating", &b.revision)
+                .unwrap(),
             1,
             "restored, then forgotten again"
         );
