@@ -497,10 +497,35 @@ pub(super) fn feature_carried_events(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// Writes the end of the feature `r` as it leaves this database where it stands, when carries
+/// brought it there (its carry mark, or a `carried` event of its id): a `forgotten` event
+/// ([`crate::review::history::record_forgotten_events`]), which tells import that an older
+/// line of it is the feature forgotten since (docs/database.md, "Restore or merge"). Dated
+/// `how.at`, never before the feature's last change nor its last event (a return after an
+/// earlier end is dated after that end), whatever the clock says, as a decision's end is: an
+/// end dated as an earlier one would be that very event, and the history would end on the
+/// return. A copy (what an old revision says) and a feature never carried write none.
+/// Returns how many events were added.
+pub(super) fn carried_feature_ends(
+    tx: &Transaction<'_>,
+    how: &Written<'_>,
+    r: &Record,
+) -> Result<usize, StoreError> {
+    if r.superseded.is_some() || (r.carried.is_none() && !ever_carried(tx, &r.id)?) {
+        return Ok(0);
+    }
+    let at = after_the_last_event(tx, &r.id, time::updated_after(how.at.into(), &r.updated_at))?;
+    let how = Written { at: &at, ..*how };
+    append(
+        tx,
+        &crate::review::history::record_forgotten_events(&how, r),
+    )
+}
+
 /// Whether the history holds a `carried` event of the item `of` (a record's id), from any
 /// revision: the feature has carries behind it, and its `forget` writes its end
-/// ([`crate::review::history::record_forgotten_events`]).
-pub(super) fn ever_carried(tx: &Transaction<'_>, of: &str) -> Result<bool, StoreError> {
+/// ([`carried_feature_ends`]).
+fn ever_carried(tx: &Transaction<'_>, of: &str) -> Result<bool, StoreError> {
     Ok(tx
         .prepare_cached(
             "SELECT EXISTS (SELECT 1 FROM events e INDEXED BY events_of \

@@ -161,7 +161,8 @@ fn contest(tx: &Transaction<'_>, held: &Record, r: &Record) -> Result<Option<Con
 /// it on from: unless the history says it was forgotten where it stands since (its
 /// `forgotten` event there, dated at or after it: a backup's line from before a forget here,
 /// or the line of a clone that had not seen the forget whose export brought that event). A
-/// version forgotten since is judged by its time, as any other, as sync keeps the forget.
+/// version forgotten since as a line gives way to another id's statement ([`import_record`]),
+/// as sync keeps the forget.
 fn standing(tx: &Transaction<'_>, f: &Record) -> Result<bool, StoreError> {
     Ok(!history::feature_ends(tx, &f.id)?
         .iter()
@@ -354,6 +355,14 @@ fn import_record(
     // where it was not seen, whatever their times: that statement is kept at its revision.
     let mut outcome = judge(holder.as_ref(), &r.updated_at);
     if let Some(held) = &held {
+        if held.id != r.id && held.superseded.is_none() && !standing(tx, r)? {
+            // The line is the feature forgotten here since (its end at the line's revision,
+            // dated at or after it): it comes back only where its key is free, never over
+            // another id's statement, whatever the clocks say (a clone ahead of this one
+            // dated the line later than the statement made after the forget, and by the
+            // times the statement was replaced and lost).
+            return Ok(Outcome::Unchanged);
+        }
         if r.carried_past(held, None) && standing(tx, r)? {
             stayed.push((held.clone(), r.clone()));
             outcome = Outcome::Replaced;
@@ -1833,6 +1842,113 @@ mod tests {
                 .iter()
                 .any(|r| r.superseded.is_none() && r.artifact.revision == b.revision)
         );
+    }
+
+    /// adv10: the carried feature written by a clone whose clock is ahead of this one's,
+    /// forgotten here and stated anew at A (another id, dated by this clock: earlier than the
+    /// feature), and that clone's export imported: the line is the feature forgotten since,
+    /// yet judged by the times it was the later of two ids of one key and took the
+    /// statement's row, and "stated anew at A" was nowhere (not live, not in A's copy).
+    /// Before forgetevent the carry rule kept it in A's copy. Seen failing before a line
+    /// forgotten since gave way to another id's live statement. Three imports change nothing.
+    #[test]
+    fn a_backup_from_a_clock_ahead_does_not_replace_the_statement_made_since_the_forget() {
+        let (mut db, (records, events)) = forgotten_from_a_clock_ahead();
+        let (anew, _) = db.remember(&mating(10, "stated anew at A")).unwrap();
+        let before = (db.all_records().unwrap(), db.events().unwrap());
+        for _ in 0..3 {
+            let summary = db.import_with_history(&records, &[], &events).unwrap();
+            assert_eq!((summary.added, summary.replaced), (0, 0));
+            assert_eq!((db.all_records().unwrap(), db.events().unwrap()), before);
+        }
+        assert!(
+            before
+                .0
+                .iter()
+                .any(|r| r.id == anew.id && r.superseded.is_none())
+        );
+    }
+
+    /// The feature "mating" carried from A to B by a clone whose clock is far ahead of this
+    /// one's (every time in its export later than now), imported from that export into a new
+    /// store and forgotten there at B: the store, and the export.
+    fn forgotten_from_a_clock_ahead() -> (Store, Export) {
+        let mut one = Store::open_in_memory().unwrap();
+        one.remember(&mating(10, "original")).unwrap();
+        carry(&mut one, 10, 11);
+        let ahead = "2999-01-01T00:00:00.000Z";
+        let mut records = one.all_records().unwrap();
+        for r in &mut records {
+            (r.created_at, r.updated_at) = (ahead.into(), ahead.into());
+            if let Some(s) = &mut r.superseded {
+                s.at = ahead.into();
+            }
+        }
+        let events: Vec<Event> = (one.events().unwrap().into_iter())
+            .map(|e| {
+                Event {
+                    at: ahead.into(),
+                    ..e
+                }
+                .sealed()
+            })
+            .collect();
+        let mut db = Store::open_in_memory().unwrap();
+        db.import_with_history(&records, &[], &events).unwrap();
+        let b = at(11);
+        assert_eq!(
+            db.forget_feature(b.locator(), "mating", &b.revision)
+                .unwrap(),
+            1
+        );
+        (db, (records, events))
+    }
+
+    /// adv10: a carried feature written by a clone whose clock is ahead of this one's (every
+    /// time it wrote is later than this machine's now) forgotten here, restored by an import
+    /// of that clone's export (`arrived`, just after the end), and forgotten again: the second
+    /// end was dated as the first (the later of now and the feature's `updated_at`), so it was
+    /// that very event (same content, same id) and none was written; the history still ended
+    /// on the return, and an import of the same export brought the feature back over the
+    /// statement made at A since (kept as A's copy). Seen failing before the end was dated
+    /// after the feature's last event, as a decision's is.
+    #[test]
+    fn a_second_forget_where_the_clock_is_behind_the_feature_ends_it_again() {
+        use crate::review::history::EventKind;
+        let (mut db, (records, events)) = forgotten_from_a_clock_ahead();
+        db.import_with_history(&records, &[], &events).unwrap();
+        let b = at(11);
+        assert_eq!(
+            db.forget_feature(b.locator(), "mating", &b.revision)
+                .unwrap(),
+            1,
+            "restored, then forgotten again"
+        );
+        let ends = |db: &mut Store| {
+            let events = db.events().unwrap();
+            let kinds: Vec<_> = events.iter().map(|e| e.kind).collect();
+            (
+                kinds.iter().filter(|k| **k == EventKind::Forgotten).count(),
+                kinds.last().copied(),
+            )
+        };
+        assert_eq!(
+            ends(&mut db),
+            (2, Some(EventKind::Forgotten)),
+            "{:?}",
+            db.events()
+        );
+        let (anew, _) = db.remember(&mating(10, "stated anew at A")).unwrap();
+        for _ in 0..3 {
+            db.import_with_history(&records, &[], &events).unwrap();
+            let live = db.all_records().unwrap();
+            assert!(
+                live.iter().any(|r| r.id == anew.id
+                    && r.superseded.is_none()
+                    && r.note.as_deref() == Some("stated anew at A")),
+                "{live:?}"
+            );
+        }
     }
 
     /// Revision `n` of the part in a file renamed for it (`file:///p_rev<n>.step`).

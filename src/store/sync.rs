@@ -728,6 +728,21 @@ impl<'a> SyncTx<'a> {
         delete_records(&self.tx, &seqs)
     }
 
+    /// Records the end of the record `id`, a carried feature about to be deleted because a
+    /// teammate forgot it (its file deleted in the folder), when no event that came with the
+    /// folder tells it (an older build's forget writes none, nor does a file deleted by hand):
+    /// as `forget` writes it ([`history::carried_feature_ends`]), so an import of a backup
+    /// from before the forget judges the feature forgotten here too. Returns how many events
+    /// were added.
+    pub fn record_forgotten_elsewhere(&self, id: &str) -> Result<usize, StoreError> {
+        match self.record(id)? {
+            Some(r) if !history::ending_explained(&self.tx, id, &r.updated_at)? => {
+                history::carried_feature_ends(&self.tx, &self.how(), &r)
+            }
+            _ => Ok(0),
+        }
+    }
+
     /// Deletes the decision with this id. Returns 0 or 1. Its history stays: the folder's
     /// `forgotten` event (added first) tells the end; without one, the sync records it.
     pub fn delete_decision(&self, id: &str) -> Result<usize, StoreError> {

@@ -464,6 +464,9 @@ impl<'a, 't> Apply<'a, 't> {
             }
             Action::DeleteFile => self.delete_file(kind, id)?,
             Action::DeleteItem => {
+                if kind == ItemKind::Record {
+                    self.tx.record_forgotten_elsewhere(id)?;
+                }
                 self.delete_item(kind, id)?;
                 self.tx.drop_base(kind.as_str(), id)?;
             }

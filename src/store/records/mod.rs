@@ -12,7 +12,7 @@ use super::page::{Segment, current_seq, next_seq, run_segments_into};
 use super::query::Clause;
 use super::search::{fts_words, match_all, match_column};
 use super::{Page, PageRequest, Position, Store, StoreError, history};
-use crate::review::history::{Channel, Written, record_events, record_forgotten_events};
+use crate::review::history::{Channel, Written, record_events};
 use crate::review::{Artifact, CarryState, Kind, Record, RecordRef, id};
 use crate::time;
 use rows::{
@@ -752,10 +752,7 @@ pub(super) fn record_filters(c: &mut Clause, q: &RecordQuery, seq_col: &str, dri
 }
 
 /// The end of the feature stored at `seq`, about to be forgotten where it stands, when
-/// carries brought it there (its carry mark, or a `carried` event of its id): a `forgotten`
-/// event, dated after its last change, which tells import that an older line of it is the
-/// feature forgotten since (docs/database.md, "Restore or merge"). A copy (what an old
-/// revision says) and a feature never carried write none, as before.
+/// carries brought it there ([`history::carried_feature_ends`]).
 fn forgotten_where_carried(
     tx: &Transaction<'_>,
     author: Option<&str>,
@@ -771,16 +768,13 @@ fn forgotten_where_carried(
         }
         Err(e) => return Err(e),
     };
-    if r.superseded.is_some() || (r.carried.is_none() && !history::ever_carried(tx, &r.id)?) {
-        return Ok(());
-    }
-    let at = time::updated_after(time::now(), &r.updated_at);
+    let now = time::now();
     let how = Written {
         channel: Channel::Assistant,
-        at: &at,
+        at: &now,
         author,
     };
-    history::append(tx, &record_forgotten_events(&how, &r))?;
+    history::carried_feature_ends(tx, &how, &r)?;
     Ok(())
 }
 
