@@ -2968,6 +2968,67 @@ fn sync_applying_a_forget_without_its_end_records_it_so_an_old_backup_does_not_u
     Ok(())
 }
 
+/// adv11: a clone that last synced before a carry (its version of the feature at A) applies
+/// the deletion of the carried feature's file (deleted by hand at B, no end with it): its sync
+/// wrote the end where its own stale version stood (A), not where the carry in the folder's
+/// history had taken the feature (B), and every clone took that end. The feature, forgotten at
+/// B, then had no end there: an import of a backup from before the deletion brought it back at
+/// B over a statement of its name made anew at A since (kept as A's copy). Seen failing (the
+/// end at A; the backup's feature live at B, "stated anew at A" superseded) before the end
+/// followed the history's carries to where the feature stood.
+#[test]
+fn sync_applying_a_deletion_from_before_a_carry_it_had_not_seen_ends_the_feature_where_it_stood()
+-> anyhow::Result<()> {
+    let dir = TempDir::new("sync-forget-stale-end")?;
+    let (one, three) = (dir.join("one.db"), dir.join("three.db"));
+    let review = dir.join("review");
+    let folder = review.to_string_lossy().into_owned();
+    let at = |rev: &str| crate::support::artifact(rev, "/w/p.step");
+    let mut s = mating_at(&one, "A", "original")?;
+    let carried = live_id(&one)?.as_str().unwrap_or("?").to_string();
+    ok(review_mcp(&one, &["sync", &folder])?)?;
+    ok(review_mcp(&three, &["sync", &folder])?)?;
+    s.call(
+        "carry_forward",
+        serde_json::json!({"from": at("A"), "to": at("B"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    ok(review_mcp(&one, &["sync", &folder])?)?;
+    let backup = dir.join("backup.jsonl");
+    std::fs::write(&backup, export(&one)?)?;
+    std::fs::remove_file(review.join("records").join(format!("{carried}.json")))?;
+    for db in [&three, &one, &three, &one] {
+        ok(review_mcp(db, &["sync", &folder])?)?;
+    }
+    let b = crate::support::revision("B");
+    for db in [&one, &three] {
+        let ends: Vec<String> = export(db)?
+            .lines()
+            .filter(|l| l.contains(r#""kind":"forgotten""#) && l.contains(&carried))
+            .map(String::from)
+            .collect();
+        ensure!(
+            ends.len() == 1 && ends[0].contains(&format!(r#""revision":"{b}""#)),
+            "one end, at B where the feature stood: {ends:?}"
+        );
+    }
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    mating_at(&one, "A", "stated anew at A")?.close()?;
+    let anew = live_id(&one)?;
+    ok(review_mcp(&one, &["import", &backup.to_string_lossy()])?)?;
+    let records = records_of(&one)?;
+    ensure!(
+        live_id(&one)? == anew
+            && records.iter().all(|r| r["id"] != carried.as_str())
+            && records
+                .iter()
+                .any(|r| r["note"] == "stated anew at A" && r["superseded"].is_null()),
+        "the backup undid neither the deletion nor the statement: {records:?}"
+    );
+    Ok(())
+}
+
 /// Known defect (adv11, found with the real binary and git): a carried feature's file deleted
 /// by hand and synced (the sync writes its end), then brought back on two clones at once, one
 /// by `import` of the file of its sync's deletions, the other by putting the file back
