@@ -2479,23 +2479,12 @@ fn sync_reports_a_decision_deleted_in_the_folder_and_settled_by_another_id_alike
 /// database (its own turn is the sync's last pass), and the folder's statement at A is kept as
 /// what A says of the feature, in that copy. `copy_later`: one's statement at A is the later.
 fn copy_deleted_in_the_folder_and_stated_by_both(copy_later: bool) -> anyhow::Result<String> {
-    use crate::support::artifact;
     let dir = TempDir::new("sync-copy-keepdb-stated")?;
     let (one, two) = (dir.join("one.db"), dir.join("two.db"));
     let folder_path = dir.join("review");
     let folder = folder_path.to_string_lossy();
-    let at = |rev: &str| artifact(rev, "/w/p.step");
     let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
-    let mut s = mating_at(&one, "A", "original")?;
-    ok(review_mcp(&one, &["sync", &folder])?)?;
-    ok(review_mcp(&two, &["sync", &folder])?)?;
-    s.call(
-        "carry_forward",
-        serde_json::json!({"from": at("A"), "to": at("B"), "map": []}),
-    )?
-    .ok()?;
-    s.close()?;
-    ok(review_mcp(&one, &["sync", &folder])?)?;
+    stated_and_carried(&one, &two, &folder, true)?;
     let recs = records_of(&one)?;
     let id = |copy: bool| -> anyhow::Result<String> {
         recs.iter()
@@ -2840,6 +2829,36 @@ fn sync_a_later_statement_at_the_revision_its_name_stands_at_again_takes_the_key
     Ok(())
 }
 
+/// One (`one`) states "mating" at A, carries it to B and syncs `folder`, then two (`two`)
+/// syncs it; `two_before`: both sync before the carry instead, and only one after it, so two
+/// last synced before the carry. The carried feature's id.
+fn stated_and_carried(
+    one: &Path,
+    two: &Path,
+    folder: &str,
+    two_before: bool,
+) -> anyhow::Result<String> {
+    let at = |rev: &str| crate::support::artifact(rev, "/w/p.step");
+    let mut s = mating_at(one, "A", "original")?;
+    let carried = live_id(one)?.as_str().unwrap_or("?").to_string();
+    let sync = |db: &Path| ok(review_mcp(db, &["sync", folder])?);
+    if two_before {
+        sync(one)?;
+        sync(two)?;
+    }
+    s.call(
+        "carry_forward",
+        serde_json::json!({"from": at("A"), "to": at("B"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    sync(one)?;
+    if !two_before {
+        sync(two)?;
+    }
+    Ok(carried)
+}
+
 /// One (`one`) states "mating" at A and carries it to B, both clones sync `folder`, and two's
 /// export is written as a backup (`backup.jsonl` in `dir`): the carried feature's id and the
 /// backup.
@@ -2849,17 +2868,7 @@ fn carried_synced_and_backed_up(
     two: &Path,
     folder: &str,
 ) -> anyhow::Result<(serde_json::Value, PathBuf)> {
-    let at = |rev: &str| crate::support::artifact(rev, "/w/p.step");
-    let mut s = mating_at(one, "A", "original")?;
-    let carried = live_id(one)?;
-    s.call(
-        "carry_forward",
-        serde_json::json!({"from": at("A"), "to": at("B"), "map": []}),
-    )?
-    .ok()?;
-    s.close()?;
-    ok(review_mcp(one, &["sync", folder])?)?;
-    ok(review_mcp(two, &["sync", folder])?)?;
+    let carried = stated_and_carried(one, two, folder, false)?.into();
     let backup = dir.join("backup.jsonl");
     std::fs::write(&backup, export(two)?)?;
     std::thread::sleep(std::time::Duration::from_millis(5));
@@ -2983,18 +2992,7 @@ fn sync_applying_a_deletion_from_before_a_carry_it_had_not_seen_ends_the_feature
     let (one, three) = (dir.join("one.db"), dir.join("three.db"));
     let review = dir.join("review");
     let folder = review.to_string_lossy().into_owned();
-    let at = |rev: &str| crate::support::artifact(rev, "/w/p.step");
-    let mut s = mating_at(&one, "A", "original")?;
-    let carried = live_id(&one)?.as_str().unwrap_or("?").to_string();
-    ok(review_mcp(&one, &["sync", &folder])?)?;
-    ok(review_mcp(&three, &["sync", &folder])?)?;
-    s.call(
-        "carry_forward",
-        serde_json::json!({"from": at("A"), "to": at("B"), "map": []}),
-    )?
-    .ok()?;
-    s.close()?;
-    ok(review_mcp(&one, &["sync", &folder])?)?;
+    let carried = stated_and_carried(&one, &three, &folder, true)?;
     let backup = dir.join("backup.jsonl");
     std::fs::write(&backup, export(&one)?)?;
     std::fs::remove_file(review.join("records").join(format!("{carried}.json")))?;
