@@ -732,15 +732,26 @@ impl<'a> SyncTx<'a> {
     /// teammate forgot it (its file deleted in the folder), when no event that came with the
     /// folder tells it (an older build's forget writes none, nor does a file deleted by hand):
     /// as `forget` writes it ([`history::carried_feature_ends`]), so an import of a backup
-    /// from before the forget judges the feature forgotten here too. Returns how many events
-    /// were added.
+    /// from before the forget judges the feature forgotten here too. Where the history says a
+    /// carry took the feature on from the revision this database's version states (a carry
+    /// this database had not taken: the folder's events bring it), the end is written where
+    /// the carries took it, where it stood when its file went: an end at the stale revision
+    /// left the feature with none where it stood. Returns how many events were added.
     pub fn record_forgotten_elsewhere(&self, id: &str) -> Result<usize, StoreError> {
-        match self.record(id)? {
-            Some(r) if !history::ending_explained(&self.tx, id, &r.updated_at)? => {
-                history::carried_feature_ends(&self.tx, &self.how(), &r)
-            }
-            _ => Ok(0),
+        let Some(mut r) = self.record(id)? else {
+            return Ok(0);
+        };
+        if history::ending_explained(&self.tx, id, &r.updated_at)? {
+            return Ok(0);
         }
+        let mut seen = std::collections::BTreeSet::from([r.artifact.revision.clone()]);
+        while let Some((to, _)) = history::feature_carried_on(&self.tx, id, &r.artifact.revision)? {
+            if !seen.insert(to.clone()) {
+                break;
+            }
+            r.artifact.revision = to;
+        }
+        history::carried_feature_ends(&self.tx, &self.how(), &r)
     }
 
     /// Deletes the decision with this id. Returns 0 or 1. Its history stays: the folder's

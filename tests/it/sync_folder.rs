@@ -2479,23 +2479,12 @@ fn sync_reports_a_decision_deleted_in_the_folder_and_settled_by_another_id_alike
 /// database (its own turn is the sync's last pass), and the folder's statement at A is kept as
 /// what A says of the feature, in that copy. `copy_later`: one's statement at A is the later.
 fn copy_deleted_in_the_folder_and_stated_by_both(copy_later: bool) -> anyhow::Result<String> {
-    use crate::support::artifact;
     let dir = TempDir::new("sync-copy-keepdb-stated")?;
     let (one, two) = (dir.join("one.db"), dir.join("two.db"));
     let folder_path = dir.join("review");
     let folder = folder_path.to_string_lossy();
-    let at = |rev: &str| artifact(rev, "/w/p.step");
     let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
-    let mut s = mating_at(&one, "A", "original")?;
-    ok(review_mcp(&one, &["sync", &folder])?)?;
-    ok(review_mcp(&two, &["sync", &folder])?)?;
-    s.call(
-        "carry_forward",
-        serde_json::json!({"from": at("A"), "to": at("B"), "map": []}),
-    )?
-    .ok()?;
-    s.close()?;
-    ok(review_mcp(&one, &["sync", &folder])?)?;
+    stated_and_carried(&one, &two, &folder, true)?;
     let recs = records_of(&one)?;
     let id = |copy: bool| -> anyhow::Result<String> {
         recs.iter()
@@ -2840,6 +2829,36 @@ fn sync_a_later_statement_at_the_revision_its_name_stands_at_again_takes_the_key
     Ok(())
 }
 
+/// One (`one`) states "mating" at A, carries it to B and syncs `folder`, then two (`two`)
+/// syncs it; `two_before`: both sync before the carry instead, and only one after it, so two
+/// last synced before the carry. The carried feature's id.
+fn stated_and_carried(
+    one: &Path,
+    two: &Path,
+    folder: &str,
+    two_before: bool,
+) -> anyhow::Result<String> {
+    let at = |rev: &str| crate::support::artifact(rev, "/w/p.step");
+    let mut s = mating_at(one, "A", "original")?;
+    let carried = live_id(one)?.as_str().unwrap_or("?").to_string();
+    let sync = |db: &Path| ok(review_mcp(db, &["sync", folder])?);
+    if two_before {
+        sync(one)?;
+        sync(two)?;
+    }
+    s.call(
+        "carry_forward",
+        serde_json::json!({"from": at("A"), "to": at("B"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    sync(one)?;
+    if !two_before {
+        sync(two)?;
+    }
+    Ok(carried)
+}
+
 /// One (`one`) states "mating" at A and carries it to B, both clones sync `folder`, and two's
 /// export is written as a backup (`backup.jsonl` in `dir`): the carried feature's id and the
 /// backup.
@@ -2849,17 +2868,7 @@ fn carried_synced_and_backed_up(
     two: &Path,
     folder: &str,
 ) -> anyhow::Result<(serde_json::Value, PathBuf)> {
-    let at = |rev: &str| crate::support::artifact(rev, "/w/p.step");
-    let mut s = mating_at(one, "A", "original")?;
-    let carried = live_id(one)?;
-    s.call(
-        "carry_forward",
-        serde_json::json!({"from": at("A"), "to": at("B"), "map": []}),
-    )?
-    .ok()?;
-    s.close()?;
-    ok(review_mcp(one, &["sync", folder])?)?;
-    ok(review_mcp(two, &["sync", folder])?)?;
+    let carried = stated_and_carried(one, two, folder, false)?.into();
     let backup = dir.join("backup.jsonl");
     std::fs::write(&backup, export(two)?)?;
     std::thread::sleep(std::time::Duration::from_millis(5));
@@ -2965,6 +2974,115 @@ fn sync_applying_a_forget_without_its_end_records_it_so_an_old_backup_does_not_u
             && records.iter().any(|r| r["note"] == "stated anew at A"),
         "the backup undid neither the forget nor the statement: {records:?}"
     );
+    Ok(())
+}
+
+/// adv11: a clone that last synced before a carry (its version of the feature at A) applies
+/// the deletion of the carried feature's file (deleted by hand at B, no end with it): its sync
+/// wrote the end where its own stale version stood (A), not where the carry in the folder's
+/// history had taken the feature (B), and every clone took that end. The feature, forgotten at
+/// B, then had no end there: an import of a backup from before the deletion brought it back at
+/// B over a statement of its name made anew at A since (kept as A's copy). Seen failing (the
+/// end at A; the backup's feature live at B, "stated anew at A" superseded) before the end
+/// followed the history's carries to where the feature stood.
+#[test]
+fn sync_applying_a_deletion_from_before_a_carry_it_had_not_seen_ends_the_feature_where_it_stood()
+-> anyhow::Result<()> {
+    let dir = TempDir::new("sync-forget-stale-end")?;
+    let (one, three) = (dir.join("one.db"), dir.join("three.db"));
+    let review = dir.join("review");
+    let folder = review.to_string_lossy().into_owned();
+    let carried = stated_and_carried(&one, &three, &folder, true)?;
+    let backup = dir.join("backup.jsonl");
+    std::fs::write(&backup, export(&one)?)?;
+    std::fs::remove_file(review.join("records").join(format!("{carried}.json")))?;
+    for db in [&three, &one, &three, &one] {
+        ok(review_mcp(db, &["sync", &folder])?)?;
+    }
+    let b = crate::support::revision("B");
+    for db in [&one, &three] {
+        let ends: Vec<String> = export(db)?
+            .lines()
+            .filter(|l| l.contains(r#""kind":"forgotten""#) && l.contains(&carried))
+            .map(String::from)
+            .collect();
+        ensure!(
+            ends.len() == 1 && ends[0].contains(&format!(r#""revision":"{b}""#)),
+            "one end, at B where the feature stood: {ends:?}"
+        );
+    }
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    mating_at(&one, "A", "stated anew at A")?.close()?;
+    let anew = live_id(&one)?;
+    ok(review_mcp(&one, &["import", &backup.to_string_lossy()])?)?;
+    let records = records_of(&one)?;
+    ensure!(
+        live_id(&one)? == anew
+            && records.iter().all(|r| r["id"] != carried.as_str())
+            && records
+                .iter()
+                .any(|r| r["note"] == "stated anew at A" && r["superseded"].is_null()),
+        "the backup undid neither the deletion nor the statement: {records:?}"
+    );
+    Ok(())
+}
+
+/// Known defect (adv11, found with the real binary and git): a carried feature's file deleted
+/// by hand and synced (the sync writes its end), then brought back on two clones at once, one
+/// by `import` of the file of its sync's deletions, the other by putting the file back
+/// (`git checkout`) and syncing: each clone records the return (`arrived`, dated just after
+/// the end, signed by the version's author) under its own channel (`import`, `sync`), so the
+/// two are two events, and after the histories merge `review_history` says "arrived" twice
+/// on every clone. A decision brought back the same two ways gets the same two events
+/// (`decision_goes_on`, which `record_goes_on` follows): the return's identity holds its
+/// channel. Not fixed: either a return event named by what it says (item, time, state) and
+/// not by how it came, which changes every clone's stored return, or the reader folding two
+/// returns that differ only in channel, in every reader of the history (pages, counts,
+/// trails); both reach past this change.
+#[test]
+#[ignore = "known defect: a return recorded by an import on one clone and by a sync on another is said twice"]
+fn sync_a_carried_feature_brought_back_by_import_and_by_its_file_returns_once() -> anyhow::Result<()>
+{
+    let dir = TempDir::new("sync-forget-returned-twice")?;
+    let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+    let review = dir.join("review");
+    let folder = review.to_string_lossy().into_owned();
+    let (carried, _) = carried_synced_and_backed_up(&dir, &one, &two, &folder)?;
+    let carried = carried.as_str().unwrap_or("?").to_string();
+    let file = review.join("records").join(format!("{carried}.json"));
+    let text = std::fs::read(&file)?;
+    std::fs::remove_file(&file)?;
+    ok(review_mcp(&two, &["sync", &folder])?)?;
+    ok(review_mcp(&one, &["sync", &folder])?)?;
+    let saved = std::fs::read_dir(dir.join("one.db.sync-deleted"))?
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("one saved what its sync deleted"))??
+        .path();
+    ok(review_mcp(&one, &["import", &saved.to_string_lossy()])?)?;
+    std::fs::write(&file, text)?;
+    for _ in 0..2 {
+        for db in [&two, &one] {
+            ok(review_mcp(db, &["sync", &folder])?)?;
+        }
+    }
+    for db in [&one, &two] {
+        let events = export(db)?;
+        let kinds: Vec<&str> = ["forgotten", "arrived"]
+            .into_iter()
+            .flat_map(|k| {
+                let needle = format!(r#""kind":"{k}""#);
+                let n = events
+                    .lines()
+                    .filter(|l| l.contains(&needle) && l.contains(carried.as_str()))
+                    .count();
+                std::iter::repeat_n(k, n)
+            })
+            .collect();
+        ensure!(
+            kinds == ["forgotten", "arrived"] && live_id(db)? == carried.as_str(),
+            "back, and said once: {kinds:?}\n{events}"
+        );
+    }
     Ok(())
 }
 
