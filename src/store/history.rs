@@ -2,9 +2,10 @@
 //! never changed nor deleted (the `events` table's triggers refuse both, whatever asks), and
 //! read newest first in pages.
 //!
-//! A page of history is exact without a keyset: events are only ever added, so the events
-//! present at the first page (`seq <= snapshot`) are the same set at every later page, and
-//! the position served is a plain count into their fixed order.
+//! A page of history is exact: events are only ever added, so the events present at the
+//! first page (`seq <= snapshot`) are the same set at every later page, and a page starts
+//! after the last event served (a keyset). A reader is not shown the later of two events that
+//! differ only in their transfer channel ([`folded`]).
 
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{OptionalExtension, Transaction, params};
@@ -12,7 +13,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 use super::query::Clause;
 use super::{Page, PageRequest, Position, Store, StoreError};
 use crate::review::history::{
-    Event, Written, decision_events, decision_state, record_events, record_state,
+    Channel, Event, Written, decision_events, decision_state, record_events, record_state,
 };
 use crate::review::{Decision, Record, is_revision};
 use crate::time;
@@ -43,6 +44,42 @@ pub(super) fn scope(q: &HistoryQuery, id_column: &str) -> Clause {
         }
     }
     c
+}
+
+/// Whether the event `e`, stored at `seq`, is the later arrived here of two that differ only
+/// in their transfer channel: every reader of the history (`review_history`, the history
+/// resource, the card's and the report's trails and counts, the mark a subscription watches)
+/// shows the first and not this one. Each clone that brings an item back after its end
+/// records the same return (`arrived`, dated just after the end, signed by the version's
+/// author, with a decision's verdicts) in the channel that brought it, `import` on one clone
+/// and `sync` on another: two events, both kept (events are never changed nor deleted, and an
+/// export holds both), one shown. The twin is of the same item and time, written before: where
+/// the index of the item's events (`events_of`) holds none, nothing more is read; else it is
+/// found by its id (an event's id is its content's: this one's with the other channel), so a
+/// history made of such events, however large, costs two lookups per event read.
+pub(super) fn folded(tx: &Transaction<'_>, e: &Event, seq: i64) -> Result<bool, StoreError> {
+    let other = match e.channel {
+        Channel::Import => Channel::Sync,
+        Channel::Sync => Channel::Import,
+        _ => return Ok(false),
+    };
+    let same_time_before: bool = tx
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM events INDEXED BY events_of \
+             WHERE of = ?1 AND at = ?2 AND seq < ?3)",
+        )?
+        .query_row(params![e.of, e.at, seq], |r| r.get(0))?;
+    if !same_time_before {
+        return Ok(false);
+    }
+    let twin = Event {
+        channel: other,
+        ..e.clone()
+    }
+    .sealed();
+    Ok(tx
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM events WHERE id = ?1 AND seq < ?2)")?
+        .query_row(params![twin.id, seq], |r| r.get(0))?)
 }
 
 /// Appends `events` (already sealed) unless present: an event is its content, so one that
@@ -685,39 +722,70 @@ pub(super) fn history_page(
         Some(a) => offset = a.seq.max(0),
         None => {}
     }
-    let limit = i64::try_from(page.limit).unwrap_or(i64::MAX);
-    let sql = format!(
-        "SELECT seq, body FROM events WHERE {} ORDER BY at DESC, seq DESC \
-         LIMIT ? OFFSET ?",
-        c.joined()
-    );
-    let mut params = c.params;
-    params.push(SqlValue::Integer(limit.saturating_add(1)));
-    params.push(SqlValue::Integer(offset));
-    let mut stmt = tx.prepare(&sql)?;
-    let rows: Vec<(i64, String)> = stmt
-        .query_map(rusqlite::params_from_iter(params), |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })?
-        .collect::<Result<_, _>>()?;
-    #[cfg(test)]
-    PAGE_STEPS.set(stmt.get_status(rusqlite::StatementStatus::VmStep));
-    let more = rows.len() > page.limit;
+    // Read in batches of a page and one more: an event a reader does not show ([`folded`])
+    // leaves room that the next batch, after the last event read, fills.
+    let batch = page.limit.saturating_add(1);
     let mut items = Vec::new();
-    for (seq, body) in rows.iter().take(page.limit) {
-        items.push((
-            parse(body)?,
-            Position {
-                tier: KEYSET,
-                seq: *seq,
-            },
-        ));
+    let mut more = false;
+    'read: loop {
+        let rows = page_rows(tx, &c, batch, offset)?;
+        let full = rows.len() == batch;
+        let mut last = None;
+        for (seq, at, body) in rows {
+            let event = parse(&body)?;
+            last = Some((at, seq));
+            if folded(tx, &event, seq)? {
+                continue;
+            }
+            if items.len() == page.limit {
+                more = true;
+                break 'read;
+            }
+            items.push((event, Position { tier: KEYSET, seq }));
+        }
+        match last {
+            Some((at, seq)) if full => {
+                offset = 0;
+                c.add(
+                    "(at, seq) < (?, ?)",
+                    [SqlValue::Text(at), SqlValue::Integer(seq)],
+                );
+            }
+            _ => break,
+        }
     }
     Ok(Page {
         items,
         snapshot,
         more,
     })
+}
+
+/// Up to `limit` events matching `c` newest first after the first `offset` (a cursor of the
+/// older, counted form): each one's seq, time and body.
+fn page_rows(
+    tx: &Transaction<'_>,
+    c: &Clause,
+    limit: usize,
+    offset: i64,
+) -> Result<Vec<(i64, String, String)>, StoreError> {
+    let sql = format!(
+        "SELECT seq, at, body FROM events WHERE {} ORDER BY at DESC, seq DESC \
+         LIMIT ? OFFSET ?",
+        c.joined()
+    );
+    let mut params = c.params.clone();
+    params.push(SqlValue::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+    params.push(SqlValue::Integer(offset));
+    let mut stmt = tx.prepare(&sql)?;
+    let rows = stmt
+        .query_map(rusqlite::params_from_iter(params), |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })?
+        .collect::<Result<_, _>>()?;
+    #[cfg(test)]
+    PAGE_STEPS.set(stmt.get_status(rusqlite::StatementStatus::VmStep));
+    Ok(rows)
 }
 
 #[cfg(test)]

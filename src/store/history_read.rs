@@ -5,7 +5,7 @@
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::history::{HistoryQuery, history_page, parse, scope, since};
+use super::history::{HistoryQuery, folded, history_page, parse, scope, since};
 use super::query::Clause;
 use super::{Page, PageRequest, Store, StoreError};
 use crate::review::history::Event;
@@ -144,18 +144,13 @@ impl Store {
         })
     }
 
-    /// How many events item `of` has and the id of the newest: what changes whenever its
-    /// history does (events are only ever added).
+    /// How many events item `of` has and the id of the newest, as a reader is shown them
+    /// (`history::folded`): what changes whenever what its history says does (events are
+    /// only ever added).
     pub fn history_mark(&mut self, of: &str) -> Result<(u64, Option<String>), StoreError> {
         let tx = self.read()?;
-        let count: i64 = tx
-            .prepare_cached("SELECT count(*) FROM events WHERE of = ?1")?
-            .query_row(params![of], |r| r.get(0))?;
-        let newest: Option<String> = tx
-            .prepare_cached("SELECT id FROM events WHERE of = ?1 ORDER BY seq DESC LIMIT 1")?
-            .query_row(params![of], |r| r.get(0))
-            .optional()?;
-        Ok((u64::try_from(count).unwrap_or(0), newest))
+        let (count, newest) = shown(&tx, of, 1)?;
+        Ok((count, newest.into_iter().next().map(|e| e.id)))
     }
 
     /// The event `id`, if this database has it.
@@ -178,30 +173,55 @@ impl Store {
     ) -> Result<(Vec<Trail>, Option<String>), StoreError> {
         let tx = self.read()?;
         let since = since(&tx)?;
-        let limit = i64::try_from(per).unwrap_or(i64::MAX);
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
-            let bodies: Vec<String> = tx
-                .prepare_cached(
-                    "SELECT body FROM events WHERE of = ?1 ORDER BY at DESC, seq DESC LIMIT ?2",
-                )?
-                .query_map(params![id, limit], |r| r.get(0))?
-                .collect::<Result<_, _>>()?;
-            let total: i64 = tx
-                .prepare_cached("SELECT count(*) FROM events WHERE of = ?1")?
-                .query_row(params![id], |r| r.get(0))?;
+            let (total, events) = shown(&tx, id, per)?;
             let q = HistoryQuery {
                 of: Some((*id).to_string()),
                 ..HistoryQuery::default()
             };
             out.push(Trail {
-                events: bodies.iter().map(|b| parse(b)).collect::<Result<_, _>>()?,
-                total: u64::try_from(total).unwrap_or(0),
+                events,
+                total,
                 earlier_unrecorded: began_before(&tx, &q, since.as_deref())?,
             });
         }
         Ok((out, since))
     }
+}
+
+/// The events of item `of` a reader is shown (all but those [`folded`] into their twin): how
+/// many, and the `per` newest, newest first. A folded event has a twin of the same time
+/// written before it: the count reads a body only where the index of the item's events
+/// (`events_of`) holds an earlier event of the same millisecond and the channel is a
+/// transfer (`import`, `sync`), so a history written one event per change reads none.
+fn shown(tx: &Transaction<'_>, of: &str, per: usize) -> Result<(u64, Vec<Event>), StoreError> {
+    let all: i64 = tx
+        .prepare_cached("SELECT count(*) FROM events WHERE of = ?1")?
+        .query_row(params![of], |r| r.get(0))?;
+    let mut hidden = 0;
+    let mut stmt = tx.prepare_cached(
+        "SELECT e.seq, e.body FROM events e INDEXED BY events_of WHERE e.of = ?1 \
+         AND CASE WHEN EXISTS (SELECT 1 FROM events t INDEXED BY events_of \
+             WHERE t.of = e.of AND t.at = e.at AND t.seq < e.seq) \
+           THEN json_extract(e.body, '$.channel') IN ('import', 'sync') ELSE 0 END",
+    )?;
+    let mut rows = stmt.query(params![of])?;
+    while let Some(row) = rows.next()? {
+        let body: String = row.get(1)?;
+        if folded(tx, &parse(&body)?, row.get(0)?)? {
+            hidden += 1;
+        }
+    }
+    let q = HistoryQuery {
+        of: Some(of.to_string()),
+        ..HistoryQuery::default()
+    };
+    let newest = history_page(tx, &q, PageRequest::first(per))?.items;
+    Ok((
+        u64::try_from(all - hidden).unwrap_or(0),
+        newest.into_iter().map(|(e, _)| e).collect(),
+    ))
 }
 
 #[cfg(test)]
@@ -323,5 +343,130 @@ mod tests {
             Some(&trails[0].events[0])
         );
         assert_eq!(store.event("evt-none").unwrap(), None);
+    }
+
+    /// The return of an item after its end recorded on two clones at once, by an import on
+    /// one and a sync on the other: the same events (`arrived`, and a decision's verdicts)
+    /// but for their channel, and both kept once the histories meet (an export holds both).
+    /// Every reader shows the return once, in the channel this database recorded first: the
+    /// page, the trail and its count, the mark a subscription watches. Events that differ in
+    /// anything else, or whose other channel is no transfer (the assistant's), are all shown.
+    #[test]
+    fn a_return_recorded_by_import_and_by_sync_is_shown_once() {
+        use crate::review::history::{Channel, Event};
+        let (d, _, _) = Store::open_in_memory()
+            .unwrap()
+            .remember_decision(&bore("bore"))
+            .unwrap();
+        let mut arrived = Store::open_in_memory().unwrap();
+        arrived.import(&[], std::slice::from_ref(&d)).unwrap();
+        let by_import = arrived.events().unwrap();
+        assert!(!by_import.is_empty());
+        assert!(by_import.iter().all(|e| e.channel == Channel::Import));
+        let with = |e: &Event, f: &dyn Fn(&mut Event)| {
+            let mut e = e.clone();
+            f(&mut e);
+            e.sealed()
+        };
+        let by_sync: Vec<Event> = by_import
+            .iter()
+            .map(|e| with(e, &|e| e.channel = Channel::Sync))
+            .collect();
+        let of = HistoryQuery {
+            of: Some(d.id.clone()),
+            ..HistoryQuery::default()
+        };
+        let shown = |events: Vec<Event>| {
+            let mut store = Store::open_in_memory().unwrap();
+            store
+                .import_with_history(&[], std::slice::from_ref(&d), &events)
+                .unwrap();
+            let held = store.events().unwrap().len();
+            let page = store.history(&of, PageRequest::first(50)).unwrap();
+            let (trails, _) = store.trails(&[d.id.as_str()], 50).unwrap();
+            let (count, newest) = store.history_mark(&d.id).unwrap();
+            assert_eq!(trails[0].events.len() as u64, trails[0].total);
+            assert_eq!(trails[0].total, count);
+            assert_eq!(page.items.len() as u64, count);
+            assert_eq!(newest.as_deref(), Some(page.items[0].0.id.as_str()));
+            (
+                held,
+                page.items.into_iter().map(|(e, _)| e).collect::<Vec<_>>(),
+            )
+        };
+        let n = by_import.len();
+        for (first, then) in [(&by_import, &by_sync), (&by_sync, &by_import)] {
+            let (held, page) = shown([first.clone(), then.clone()].concat());
+            assert_eq!(held, 2 * n, "both kept");
+            assert_eq!(page.len(), n, "{page:?}");
+            assert!(page.iter().all(|e| first.contains(e)), "the first recorded");
+        }
+        let another_author = |e: &mut Event| {
+            e.channel = Channel::Sync;
+            e.author = Some("someone else".into());
+        };
+        let no_transfer = |e: &mut Event| e.channel = Channel::Assistant;
+        let others: [&dyn Fn(&mut Event); 2] = [&another_author, &no_transfer];
+        for other in others {
+            let twins: Vec<Event> = by_import.iter().map(|e| with(e, other)).collect();
+            let (held, page) = shown([by_import.clone(), twins].concat());
+            assert_eq!((held, page.len()), (2 * n, 2 * n));
+        }
+    }
+
+    /// A page of the history that meets events it does not show ([`folded`]) reads on until
+    /// it is full: 30 returns each recorded twice, paged 4 at a time, serve each return once,
+    /// in order, and say there is more exactly while there is.
+    #[test]
+    fn a_page_that_meets_folded_events_is_filled_and_says_whether_more_follow() {
+        use crate::review::history::{Channel, Event};
+        let mut twins = Vec::new();
+        for i in 0..30 {
+            let (d, _, _) = Store::open_in_memory()
+                .unwrap()
+                .remember_decision(&bore(&format!("bore {i}")))
+                .unwrap();
+            let mut arrived = Store::open_in_memory().unwrap();
+            arrived.import(&[], std::slice::from_ref(&d)).unwrap();
+            for e in arrived.events().unwrap() {
+                let sync = Event {
+                    channel: Channel::Sync,
+                    ..e.clone()
+                }
+                .sealed();
+                twins.push((d.clone(), e, sync));
+            }
+        }
+        let mut store = Store::open_in_memory().unwrap();
+        for (d, import, sync) in &twins {
+            store
+                .import_with_history(
+                    &[],
+                    std::slice::from_ref(d),
+                    &[import.clone(), sync.clone()],
+                )
+                .unwrap();
+        }
+        let q = HistoryQuery {
+            locator: Some("file:///w/a.step".into()),
+            ..HistoryQuery::default()
+        };
+        let mut served = Vec::new();
+        let mut req = PageRequest::first(4);
+        loop {
+            let p = store.history(&q, req).unwrap();
+            served.extend(p.items.iter().map(|(e, _)| e.id.clone()));
+            if !p.more {
+                assert!(!p.items.is_empty());
+                break;
+            }
+            assert_eq!(p.items.len(), 4);
+            req = crate::store::fixtures::next(4, &p);
+        }
+        let all = store.history(&q, PageRequest::first(1_000)).unwrap();
+        let ids: Vec<String> = all.items.iter().map(|(e, _)| e.id.clone()).collect();
+        assert_eq!(served, ids);
+        assert_eq!(ids.len(), twins.len());
+        assert!(twins.iter().all(|(_, import, _)| ids.contains(&import.id)));
     }
 }

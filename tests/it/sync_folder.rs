@@ -3027,20 +3027,16 @@ fn sync_applying_a_deletion_from_before_a_carry_it_had_not_seen_ends_the_feature
     Ok(())
 }
 
-/// Known defect (adv11, found with the real binary and git): a carried feature's file deleted
-/// by hand and synced (the sync writes its end), then brought back on two clones at once, one
-/// by `import` of the file of its sync's deletions, the other by putting the file back
-/// (`git checkout`) and syncing: each clone records the return (`arrived`, dated just after
-/// the end, signed by the version's author) under its own channel (`import`, `sync`), so the
-/// two are two events, and after the histories merge `review_history` says "arrived" twice
-/// on every clone. A decision brought back the same two ways gets the same two events
-/// (`decision_goes_on`, which `record_goes_on` follows): the return's identity holds its
-/// channel. Not fixed: either a return event named by what it says (item, time, state) and
-/// not by how it came, which changes every clone's stored return, or the reader folding two
-/// returns that differ only in channel, in every reader of the history (pages, counts,
-/// trails); both reach past this change.
+/// Regression (found with the real binary and git): a carried feature's file deleted by hand
+/// and synced (the sync writes its end), then brought back on two clones at once, one by
+/// `import` of the file of its sync's deletions, the other by putting the file back (`git
+/// checkout`) and syncing: each clone records the return (`arrived`, dated just after the
+/// end, signed by the version's author) under its own channel (`import`, `sync`), so the two
+/// are two events, both kept once the histories merge (each is how the item came back to a
+/// clone; events are never deleted), and `review_history` said "arrived" twice on every
+/// clone. It says it once now, as every reader of the history does: the return this clone
+/// recorded first (a decision brought back the same two ways is read the same way).
 #[test]
-#[ignore = "known defect: a return recorded by an import on one clone and by a sync on another is said twice"]
 fn sync_a_carried_feature_brought_back_by_import_and_by_its_file_returns_once() -> anyhow::Result<()>
 {
     let dir = TempDir::new("sync-forget-returned-twice")?;
@@ -3065,22 +3061,31 @@ fn sync_a_carried_feature_brought_back_by_import_and_by_its_file_returns_once() 
             ok(review_mcp(db, &["sync", &folder])?)?;
         }
     }
-    for db in [&one, &two] {
+    for (db, first) in [(&one, "import"), (&two, "sync")] {
         let events = export(db)?;
-        let kinds: Vec<&str> = ["forgotten", "arrived"]
+        let returns = events
+            .lines()
+            .filter(|l| l.contains(r#""kind":"arrived""#) && l.contains(carried.as_str()))
+            .count();
+        ensure!(returns == 2, "both returns kept: {events}");
+        let mut s = crate::support::client::Server::start(db)?;
+        let page = s
+            .call("review_history", serde_json::json!({"id": carried}))?
+            .ok()?;
+        s.close()?;
+        let said: Vec<(&str, &str)> = page["events"]
+            .as_array()
             .into_iter()
-            .flat_map(|k| {
-                let needle = format!(r#""kind":"{k}""#);
-                let n = events
-                    .lines()
-                    .filter(|l| l.contains(&needle) && l.contains(carried.as_str()))
-                    .count();
-                std::iter::repeat_n(k, n)
+            .flatten()
+            .filter(|e| e["kind"] == "arrived" || e["kind"] == "forgotten")
+            .map(|e| {
+                let text = |k: &str| e[k].as_str().unwrap_or("?");
+                (text("kind"), text("channel"))
             })
             .collect();
         ensure!(
-            kinds == ["forgotten", "arrived"] && live_id(db)? == carried.as_str(),
-            "back, and said once: {kinds:?}\n{events}"
+            said == [("arrived", first), ("forgotten", "sync")] && live_id(db)? == carried.as_str(),
+            "back, and said once, as it came here: {said:?}\n{page}"
         );
     }
     Ok(())
