@@ -48,8 +48,7 @@ pub(super) fn scope(q: &HistoryQuery, id_column: &str) -> Clause {
 
 /// Whether the event `e`, stored at `seq`, is the later arrived here of two that differ only
 /// in their transfer channel: every reader of the history (`review_history`, the history
-/// resource, the card's and the report's trails and counts, the mark a subscription watches)
-/// shows the first and not this one. Each clone that brings an item back after its end
+/// resource, the card's and the report's trails and counts) shows the first and not this one. Each clone that brings an item back after its end
 /// records the same return (`arrived`, dated just after the end, signed by the version's
 /// author, with a decision's verdicts) in the channel that brought it, `import` on one clone
 /// and `sync` on another: two events, both kept (events are never changed nor deleted, and an
@@ -722,38 +721,34 @@ pub(super) fn history_page(
         Some(a) => offset = a.seq.max(0),
         None => {}
     }
-    // Read in batches of a page and one more: an event a reader does not show ([`folded`])
-    // leaves room that the next batch, after the last event read, fills.
-    let batch = page.limit.saturating_add(1);
+    // One statement read lazily, newest first (each scope's index gives the order, no sort):
+    // an event a reader does not show ([`folded`]) is stepped over, and the page ends at the
+    // first shown event past a full page (`more`). Batches of a page each, every one after
+    // the last event read, grew the SQL by a clause per batch: a long run of folded events
+    // cost its square, and past about 1,000 batches SQLite refused the expression.
+    let sql = page_sql(&c);
+    let mut params = c.params;
+    params.push(SqlValue::Integer(offset));
+    let mut stmt = tx.prepare(&sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
     let mut items = Vec::new();
     let mut more = false;
-    'read: loop {
-        let rows = page_rows(tx, &c, batch, offset)?;
-        let full = rows.len() == batch;
-        let mut last = None;
-        for (seq, at, body) in rows {
-            let event = parse(&body)?;
-            last = Some((at, seq));
-            if folded(tx, &event, seq)? {
-                continue;
-            }
-            if items.len() == page.limit {
-                more = true;
-                break 'read;
-            }
-            items.push((event, Position { tier: KEYSET, seq }));
+    while let Some(row) = rows.next()? {
+        let seq: i64 = row.get(0)?;
+        let body: String = row.get(1)?;
+        let event = parse(&body)?;
+        if folded(tx, &event, seq)? {
+            continue;
         }
-        match last {
-            Some((at, seq)) if full => {
-                offset = 0;
-                c.add(
-                    "(at, seq) < (?, ?)",
-                    [SqlValue::Text(at), SqlValue::Integer(seq)],
-                );
-            }
-            _ => break,
+        if items.len() == page.limit {
+            more = true;
+            break;
         }
+        items.push((event, Position { tier: KEYSET, seq }));
     }
+    drop(rows);
+    #[cfg(test)]
+    PAGE_STEPS.set(stmt.get_status(rusqlite::StatementStatus::VmStep));
     Ok(Page {
         items,
         snapshot,
@@ -761,31 +756,13 @@ pub(super) fn history_page(
     })
 }
 
-/// Up to `limit` events matching `c` newest first after the first `offset` (a cursor of the
-/// older, counted form): each one's seq, time and body.
-fn page_rows(
-    tx: &Transaction<'_>,
-    c: &Clause,
-    limit: usize,
-    offset: i64,
-) -> Result<Vec<(i64, String, String)>, StoreError> {
-    let sql = format!(
-        "SELECT seq, at, body FROM events WHERE {} ORDER BY at DESC, seq DESC \
-         LIMIT ? OFFSET ?",
+/// The statement of a history page over the events matching `c`, newest first, after the
+/// first `?` (an older cursor's count).
+fn page_sql(c: &Clause) -> String {
+    format!(
+        "SELECT seq, body FROM events WHERE {} ORDER BY at DESC, seq DESC LIMIT -1 OFFSET ?",
         c.joined()
-    );
-    let mut params = c.params.clone();
-    params.push(SqlValue::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
-    params.push(SqlValue::Integer(offset));
-    let mut stmt = tx.prepare(&sql)?;
-    let rows = stmt
-        .query_map(rusqlite::params_from_iter(params), |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-        })?
-        .collect::<Result<_, _>>()?;
-    #[cfg(test)]
-    PAGE_STEPS.set(stmt.get_status(rusqlite::StatementStatus::VmStep));
-    Ok(rows)
+    )
 }
 
 #[cfg(test)]
@@ -1265,5 +1242,104 @@ mod tests {
         }
         let all: Vec<String> = page.items.iter().map(|(e, _)| e.id.clone()).collect();
         assert_eq!(paged, all);
+    }
+
+    /// `n` events of one decision in one millisecond in channel `import` (steps 0 to n-1),
+    /// each followed by its `sync` twin, appended in one transaction: a history where every
+    /// other event is folded.
+    fn twins_in_one_millisecond(n: u32) -> (Store, String) {
+        let (d, _, _) = Store::open_in_memory()
+            .unwrap()
+            .remember_decision(&bore("hold"))
+            .unwrap();
+        let how = Written {
+            channel: Channel::Import,
+            at: "2026-12-01T14:02:00.000Z",
+            author: Some("Ada"),
+        };
+        let base = decision_events(&how, None, Some(&d), &[]).remove(0);
+        let mut store = Store::open_in_memory().unwrap();
+        let tx = store.write().unwrap();
+        for step in 0..n {
+            let import = Event {
+                step,
+                ..base.clone()
+            }
+            .sealed();
+            let sync = Event {
+                channel: Channel::Sync,
+                ..import.clone()
+            }
+            .sealed();
+            append(&tx, [&import, &sync]).unwrap();
+        }
+        tx.commit().unwrap();
+        (store, d.id)
+    }
+
+    /// Regression (adversarial read of the fold): a page read in batches added a clause per
+    /// batch, so a run of folded events cost its square and, past about 1,000 batches (2,000
+    /// folded events at a page of one), SQLite refused the query ("Expression tree is too
+    /// large") and every reader of the item failed. 2,500 returns recorded twice: a page of
+    /// one, the trail, and a page of all of them answer, each return once.
+    #[test]
+    fn a_long_run_of_folded_events_is_read_in_one_statement() {
+        let (mut store, id) = twins_in_one_millisecond(2_500);
+        let q = HistoryQuery {
+            of: Some(id.clone()),
+            ..HistoryQuery::default()
+        };
+        let first = store.history(&q, PageRequest::first(1)).unwrap();
+        assert_eq!(first.items.len(), 1);
+        assert!(first.more);
+        let (trails, _) = store.trails(&[id.as_str()], 5).unwrap();
+        assert_eq!((trails[0].events.len(), trails[0].total), (5, 2_500));
+        let all = store.history(&q, PageRequest::first(5_000)).unwrap();
+        assert_eq!(all.items.len(), 2_500);
+        assert!(all.items.iter().all(|(e, _)| e.channel == Channel::Import));
+    }
+
+    /// The page's one statement is read lazily, so no scope may need a sort: each reads its
+    /// index in order (a sort would read every event of the scope, bodies and all, before
+    /// the first row).
+    #[test]
+    fn a_history_page_of_every_scope_reads_an_index_in_order() {
+        let (mut store, _) = twins_in_one_millisecond(1);
+        let conn = store.conn().unwrap();
+        let text = |s: &str| Some(s.to_string());
+        for q in [
+            HistoryQuery::default(),
+            HistoryQuery {
+                of: text("dec_1"),
+                ..HistoryQuery::default()
+            },
+            HistoryQuery {
+                locator: text("file:///w/a.step"),
+                ..HistoryQuery::default()
+            },
+            HistoryQuery {
+                revision: text("sha256:0"),
+                ..HistoryQuery::default()
+            },
+            HistoryQuery {
+                of: text("dec_1"),
+                locator: text("file:///w/a.step"),
+                revision: text("sha256:0"),
+            },
+        ] {
+            let mut c = scope(&q, "of");
+            c.add("seq <= ?", [SqlValue::Integer(10)]);
+            c.add(
+                "(at, seq) < (?, ?)",
+                [Clause::text("9"), SqlValue::Integer(10)],
+            );
+            let mut params = c.params.clone();
+            params.push(SqlValue::Integer(0));
+            let steps = query_plan(conn, &page_sql(&c), rusqlite::params_from_iter(params));
+            assert!(
+                !steps.iter().any(|s| s.contains("TEMP B-TREE")),
+                "{q:?}: {steps:?}"
+            );
+        }
     }
 }
