@@ -145,7 +145,7 @@ impl Store {
     }
 
     /// How many events item `of` has and the id of the newest: what changes whenever its
-    /// history does (events are only ever added), two index lookups after every commit while
+    /// history does (events are only ever added), two small queries after every commit while
     /// a client watches it. It counts the events a reader is not shown too
     /// (`history::folded`): one arriving tells the watcher of a change it will not see, once.
     pub fn history_mark(&mut self, of: &str) -> Result<(u64, Option<String>), StoreError> {
