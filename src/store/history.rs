@@ -48,11 +48,12 @@ pub(super) fn scope(q: &HistoryQuery, id_column: &str) -> Clause {
 
 /// Whether the event `e`, stored at `seq`, is the later arrived here of two that differ only
 /// in their transfer channel: every reader of the history (`review_history`, the history
-/// resource, the card's and the report's trails and counts) shows the first and not this one. Each clone that brings an item back after its end
-/// records the same return (`arrived`, dated just after the end, signed by the version's
-/// author, with a decision's verdicts) in the channel that brought it, `import` on one clone
-/// and `sync` on another: two events, both kept (events are never changed nor deleted, and an
-/// export holds both), one shown. The twin is of the same item and time, written before: where
+/// resource, the card's and the report's trails and counts) shows the first and not this
+/// one. Each clone that brings an item back after its end records the same return
+/// (`arrived`, dated just after the end, signed by the version's author, with a decision's
+/// verdicts) in the channel that brought it, `import` on one clone and `sync` on another: two
+/// events, both kept (events are never changed nor deleted, and an export holds both), one
+/// shown. The twin is of the same item and time, written before: where
 /// the index of the item's events (`events_of`) holds none, nothing more is read; else it is
 /// found by its id (an event's id is its content's: this one's with the other channel), so a
 /// history made of such events, however large, costs two lookups per event read.
