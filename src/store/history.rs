@@ -63,13 +63,7 @@ pub(super) fn folded(tx: &Transaction<'_>, e: &Event, seq: i64) -> Result<bool, 
         Channel::Sync => Channel::Import,
         _ => return Ok(false),
     };
-    let same_time_before: bool = tx
-        .prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM events INDEXED BY events_of \
-             WHERE of = ?1 AND at = ?2 AND seq < ?3)",
-        )?
-        .query_row(params![e.of, e.at, seq], |r| r.get(0))?;
-    if !same_time_before {
+    if !same_time_before(tx, &e.of, &e.at, seq)? {
         return Ok(false);
     }
     let twin = Event {
@@ -80,6 +74,22 @@ pub(super) fn folded(tx: &Transaction<'_>, e: &Event, seq: i64) -> Result<bool, 
     Ok(tx
         .prepare_cached("SELECT EXISTS (SELECT 1 FROM events WHERE id = ?1 AND seq < ?2)")?
         .query_row(params![twin.id, seq], |r| r.get(0))?)
+}
+
+/// Whether item `of` has an event of time `at` written before the event `seq`: without one,
+/// that event is not [`folded`] (an index lookup, no body read).
+fn same_time_before(
+    tx: &Transaction<'_>,
+    of: &str,
+    at: &str,
+    seq: i64,
+) -> Result<bool, StoreError> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM events INDEXED BY events_of \
+             WHERE of = ?1 AND at = ?2 AND seq < ?3)",
+        )?
+        .query_row(params![of, at, seq], |r| r.get(0))?)
 }
 
 /// Appends `events` (already sealed) unless present: an event is its content, so one that
@@ -726,12 +736,23 @@ pub(super) fn history_page(
     let sql = page_sql(&c);
     let mut params = c.params;
     params.push(SqlValue::Integer(offset));
-    let mut stmt = tx.prepare(&sql)?;
+    let mut stmt = tx.prepare_cached(&sql)?;
+    #[cfg(test)]
+    stmt.reset_status(rusqlite::StatementStatus::VmStep);
     let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
     let mut items = Vec::new();
     let mut more = false;
     while let Some(row) = rows.next()? {
         let seq: i64 = row.get(0)?;
+        if items.len() == page.limit {
+            // Whether a shown event follows, without reading the body where it cannot be
+            // folded.
+            let (of, at): (String, String) = (row.get(2)?, row.get(3)?);
+            if !same_time_before(tx, &of, &at, seq)? {
+                more = true;
+                break;
+            }
+        }
         let body: String = row.get(1)?;
         let event = parse(&body)?;
         if folded(tx, &event, seq)? {
@@ -770,7 +791,8 @@ const AFTER: &str = "(at, seq) < (?, ?)";
 /// first `?` (an older cursor's count).
 fn page_sql(c: &Clause) -> String {
     format!(
-        "SELECT seq, body FROM events WHERE {} ORDER BY at DESC, seq DESC LIMIT -1 OFFSET ?",
+        "SELECT seq, body, of, at FROM events WHERE {} ORDER BY at DESC, seq DESC \
+         LIMIT -1 OFFSET ?",
         c.joined()
     )
 }

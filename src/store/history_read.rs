@@ -203,21 +203,25 @@ impl Store {
 /// (`events_of`) holds an earlier event of the same millisecond and the channel is a
 /// transfer (`import`, `sync`), so a history written one event per change reads none.
 fn shown(tx: &Transaction<'_>, of: &str, per: usize) -> Result<(u64, Vec<Event>), StoreError> {
-    let all: i64 = tx
-        .prepare_cached("SELECT count(*) FROM events WHERE of = ?1")?
-        .query_row(params![of], |r| r.get(0))?;
+    // Every event of its own millisecond (one per write, as most are): none can be folded,
+    // and the count is the index's alone.
+    let (all, times): (i64, i64) = tx
+        .prepare_cached("SELECT count(*), count(DISTINCT at) FROM events WHERE of = ?1")?
+        .query_row(params![of], |r| Ok((r.get(0)?, r.get(1)?)))?;
     let mut hidden = 0;
-    let mut stmt = tx.prepare_cached(
-        "SELECT e.seq, e.body FROM events e INDEXED BY events_of WHERE e.of = ?1 \
-         AND CASE WHEN EXISTS (SELECT 1 FROM events t INDEXED BY events_of \
-             WHERE t.of = e.of AND t.at = e.at AND t.seq < e.seq) \
-           THEN json_extract(e.body, '$.channel') IN ('import', 'sync') ELSE 0 END",
-    )?;
-    let mut rows = stmt.query(params![of])?;
-    while let Some(row) = rows.next()? {
-        let body: String = row.get(1)?;
-        if folded(tx, &parse(&body)?, row.get(0)?)? {
-            hidden += 1;
+    if all != times {
+        let mut stmt = tx.prepare_cached(
+            "SELECT e.seq, e.body FROM events e INDEXED BY events_of WHERE e.of = ?1 \
+             AND CASE WHEN EXISTS (SELECT 1 FROM events t INDEXED BY events_of \
+                 WHERE t.of = e.of AND t.at = e.at AND t.seq < e.seq) \
+               THEN json_extract(e.body, '$.channel') IN ('import', 'sync') ELSE 0 END",
+        )?;
+        let mut rows = stmt.query(params![of])?;
+        while let Some(row) = rows.next()? {
+            let body: String = row.get(1)?;
+            if folded(tx, &parse(&body)?, row.get(0)?)? {
+                hidden += 1;
+            }
         }
     }
     let q = HistoryQuery {
