@@ -58,14 +58,22 @@ pub(super) fn scope(q: &HistoryQuery, id_column: &str) -> Clause {
 /// found by its id (an event's id is its content's: this one's with the other channel), so a
 /// history made of such events, however large, costs two lookups per event read.
 pub(super) fn folded(tx: &Transaction<'_>, e: &Event, seq: i64) -> Result<bool, StoreError> {
+    if !e.channel.is_transfer() || !same_time_before(tx, &e.of, &e.at, seq)? {
+        return Ok(false);
+    }
+    twin_before(tx, e, seq)
+}
+
+/// Whether the twin of the event `e`, stored at `seq`, was written before it: the event
+/// `e` is with the other transfer channel, found by its id. False for an event of another
+/// channel. The whole of [`folded`] where the index already said the item has an earlier
+/// event of the same millisecond.
+pub(super) fn twin_before(tx: &Transaction<'_>, e: &Event, seq: i64) -> Result<bool, StoreError> {
     let other = match e.channel {
         Channel::Import => Channel::Sync,
         Channel::Sync => Channel::Import,
         _ => return Ok(false),
     };
-    if !same_time_before(tx, &e.of, &e.at, seq)? {
-        return Ok(false);
-    }
     let twin = Event {
         channel: other,
         ..e.clone()

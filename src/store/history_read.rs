@@ -5,7 +5,7 @@
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::history::{HistoryQuery, folded, history_page, parse, scope, since};
+use super::history::{HistoryQuery, history_page, parse, scope, since, twin_before};
 use super::query::Clause;
 use super::{Page, PageRequest, Store, StoreError};
 use crate::review::history::Event;
@@ -197,11 +197,12 @@ impl Store {
     }
 }
 
-/// The events of item `of` a reader is shown (all but those [`folded`] into their twin): how
-/// many, and the `per` newest, newest first. A folded event has a twin of the same time
-/// written before it: the count reads a body only where the index of the item's events
-/// (`events_of`) holds an earlier event of the same millisecond and the channel is a
-/// transfer (`import`, `sync`), so a history written one event per change reads none.
+/// The events of item `of` a reader is shown (all but those [`super::history::folded`] into
+/// their twin): how many, and the `per` newest, newest first. A folded event has a twin of
+/// the same time written before it: the count reads a body only where the index of the
+/// item's events (`events_of`) holds an earlier event of the same millisecond and the
+/// channel is a transfer (`import`, `sync`), so a history written one event per change reads
+/// none.
 fn shown(tx: &Transaction<'_>, of: &str, per: usize) -> Result<(u64, Vec<Event>), StoreError> {
     // Every event of its own millisecond (one per write, as most are): none can be folded,
     // and the count is the index's alone.
@@ -219,7 +220,8 @@ fn shown(tx: &Transaction<'_>, of: &str, per: usize) -> Result<(u64, Vec<Event>)
         let mut rows = stmt.query(params![of])?;
         while let Some(row) = rows.next()? {
             let body: String = row.get(1)?;
-            if folded(tx, &parse(&body)?, row.get(0)?)? {
+            // The statement asked the index for an earlier event of the same millisecond.
+            if twin_before(tx, &parse(&body)?, row.get(0)?)? {
                 hidden += 1;
             }
         }
@@ -424,9 +426,10 @@ mod tests {
         }
     }
 
-    /// A page of the history that meets events it does not show ([`folded`]) reads on until
-    /// it is full: 30 returns each recorded twice, paged 4 at a time, serve each return once,
-    /// in order, and say there is more exactly while there is.
+    /// A page of the history that meets events it does not show
+    /// ([`super::history::folded`]) reads on until it is full: 30 returns each recorded twice,
+    /// paged 4 at a time, serve each return once, in order, and say there is more exactly
+    /// while there is.
     #[test]
     fn a_page_that_meets_folded_events_is_filled_and_says_whether_more_follow() {
         use crate::review::history::{Channel, Event};
